@@ -1,0 +1,98 @@
+"""What every command shares: error handling, reading inputs, printing JSON."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+import typer
+
+from solver.board import Board, parse_board
+from solver.errors import FormatError, TenfoldError
+from solver.variants import Variant, find_variant
+
+EXIT_BAD_INPUT = 2
+
+
+def cli_errors(func: Callable) -> Callable:
+    """Turn bad input into one line on stderr and exit code 2 — never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except TenfoldError as err:
+            typer.echo(f"error: {err}", err=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+
+    return wrapper
+
+
+def read_text_arg(value: str, what: str) -> str:
+    """``-`` is stdin; an existing file path is read; anything else is an error."""
+    if value == "-":
+        return sys.stdin.read()
+    path = Path(value)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FormatError(f"{what}: no such file {value!r}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise FormatError(f"{what}: cannot read {value!r}: {err}") from None
+
+
+def parse_json_text(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise FormatError(f"{what}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+
+
+def read_json_arg(value: str, what: str) -> Any:
+    return parse_json_text(read_text_arg(value, what), what)
+
+
+def board_arg(value: str | None, what: str = "--board") -> Board:
+    """Inline one-line board text, or a file holding board text; default empty."""
+    if value is None or value == "":
+        return Board()
+    if "/" in value and not Path(value).is_file():
+        return parse_board(value, what)
+    if Path(value).is_file() or value == "-":
+        return parse_board(read_text_arg(value, what), what)
+    return parse_board(value, what)
+
+
+def variant_arg(name: str) -> Variant:
+    return find_variant(name)
+
+
+def emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, sort_keys=False))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file beside ``path``, then rename: never a half-written file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def progress(iterable, length: int | None = None, label: str = ""):
+    """A progress bar on stderr (hidden when stderr is not a terminal)."""
+    return typer.progressbar(iterable, length=length, label=label, file=sys.stderr)

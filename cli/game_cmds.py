@@ -1,0 +1,126 @@
+"""``tenfold replay``, ``tenfold play`` and ``tenfold show``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import (
+    board_arg,
+    cli_errors,
+    emit_json,
+    parse_json_text,
+    progress,
+    read_json_arg,
+    read_text_arg,
+    variant_arg,
+)
+from cli.draw import draw_board
+from solver.board import parse_board
+from solver.engine import Game, Streak
+from solver.errors import RulesError
+from solver.level import Level, Pack, parse_level_or_pack
+from solver.moves import parse_moves
+from solver.policy import POLICIES
+from solver.selfplay import new_random_game, play_game
+
+RulesOpt = Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")]
+
+
+@cli_errors
+def replay(
+    rules: RulesOpt,
+    moves: Annotated[str, typer.Option(help="JSON file with a flat list of moves, or - for stdin")],
+    board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (default: empty)")] = None,
+    streak: Annotated[int, typer.Option(help="consecutive clearing placements before the first move")] = 0,
+    mode: Annotated[Optional[str], typer.Option(help="mode whose token count applies (default: the variant's)")] = None,
+    tokens: Annotated[Optional[int], typer.Option(help="tokens available (default: the mode's)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Replay a move list; a new turn starts after every 3 placements."""
+    variant = variant_arg(rules)
+    start = board_arg(board)
+    move_list = parse_moves(read_json_arg(moves, "--moves"), "--moves")
+    game = Game(variant, start, Streak.carried_in(streak),
+                tokens if tokens is not None else variant.mode(mode).tokens)
+    for i, move in enumerate(move_list):
+        try:
+            game.apply(move)
+        except RulesError as err:
+            raise RulesError(f"--moves[{i}]: {err}") from None
+    if json_out:
+        emit_json({"score": game.score, "board": game.board.text(), "streak": game.streak.run})
+        return
+    typer.echo(draw_board(game.board))
+    typer.echo(f"score: {game.score}  streak: {game.streak.run}  placements: {game.placements}")
+
+
+@cli_errors
+def play(
+    rules: RulesOpt,
+    seed: Annotated[int, typer.Option(help="seed of the deal stream")],
+    mode: Annotated[Optional[str], typer.Option(help="game mode (default: the variant's)")] = None,
+    trays: Annotated[int, typer.Option(help="stop after this many trays", min=1)] = 100,
+    policy: Annotated[str, typer.Option(help="greedy")] = "greedy",
+    board: Annotated[Optional[str], typer.Option(help="starting board (default: empty)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Play a seeded game with a policy and report score and trays survived."""
+    variant = variant_arg(rules)
+    if policy not in POLICIES:
+        raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
+    game_mode = variant.mode(mode)
+    game = new_random_game(variant, seed, board_arg(board), game_mode.tokens)
+    with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
+        result = play_game(game, POLICIES[policy], trays, on_tray=lambda g: bar.update(1))
+    if json_out:
+        emit_json({"score": result.score, "trays": result.trays, "over": result.over,
+                   "ms_per_tray": round(result.ms_per_tray, 3)})
+        return
+    typer.echo(draw_board(result.game.board))
+    typer.echo(f"score: {result.score}")
+    typer.echo(f"trays survived: {result.trays}{' (game over)' if result.over else ''}")
+    if hasattr(variant, "rank"):
+        typer.echo(f"rank: {variant.rank(result.score)}")
+
+
+def _describe_level(level: Level) -> str:
+    goals = ", ".join(f"{k} {v}" if k == "score" else k for g in level.goals for k, v in g.items())
+    trays = "  ".join("[" + " ".join(t) + "]" for t in level.trays)
+    lines = [
+        f"level {level.id}  ({level.variant.name}, {level.mode})",
+        draw_board(level.board),
+        f"trays: {trays}",
+        f"limit: {level.limit} placements  tokens: {level.tokens}  goals: {goals}",
+    ]
+    if level.best:
+        lines.append(f"best: {level.best.get('score')} ({level.best.get('proof')})")
+    return "\n".join(lines)
+
+
+@cli_errors
+def show(
+    what: Annotated[str, typer.Argument(help="board text, a board file, or a level/pack JSON file")],
+) -> None:
+    """Draw a board or a level in the terminal."""
+    path = Path(what)
+    if path.is_file():
+        text = read_text_arg(what, what)
+        if text.lstrip().startswith("{"):
+            item = parse_level_or_pack(parse_json_text(text, what), what)
+            levels = item.levels if isinstance(item, Pack) else [item]
+            if isinstance(item, Pack):
+                typer.echo(f"pack {item.id}: {item.title} ({len(levels)} levels)\n")
+            typer.echo("\n\n".join(_describe_level(lv) for lv in levels))
+            return
+        typer.echo(draw_board(parse_board(text, what)))
+        return
+    typer.echo(draw_board(parse_board(what, "board")))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(replay)
+    app.command()(play)
+    app.command()(show)

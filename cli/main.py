@@ -1,0 +1,25 @@
+"""The ``tenfold`` command: each subcommand parses options, calls the engine, prints."""
+
+from __future__ import annotations
+
+import typer
+
+from cli import game_cmds
+
+app = typer.Typer(
+    name="tenfold",
+    help="Solver and level generator for 10x10 block puzzles (halloween, arabic, sudoku) and Ten.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+game_cmds.register(app)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""A board position and its text form (RULES.md §1, "Board and coordinates").
+
+``filled`` holds ordinary tiles and pumpkins, ``stones`` the permanent
+stones/tombstones, ``pumpkins`` the subset of ``filled`` that are pumpkins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .bitboard import BB_ALL, SIZE, Bitboard, bb_cell
+from .errors import FormatError
+
+EMPTY, TILE, STONE, PUMPKIN = ".", "#", "S", "P"
+
+
+@dataclass(frozen=True)
+class Board:
+    filled: Bitboard = 0
+    stones: Bitboard = 0
+    pumpkins: Bitboard = 0
+
+    @property
+    def occupied(self) -> Bitboard:
+        return self.filled | self.stones
+
+    @property
+    def empty(self) -> Bitboard:
+        return BB_ALL & ~(self.filled | self.stones)
+
+    def char_at(self, row: int, col: int) -> str:
+        bit = bb_cell(row, col)
+        if self.stones & bit:
+            return STONE
+        if self.pumpkins & bit:
+            return PUMPKIN
+        if self.filled & bit:
+            return TILE
+        return EMPTY
+
+    def rows(self) -> list[str]:
+        return ["".join(self.char_at(r, c) for c in range(SIZE)) for r in range(SIZE)]
+
+    def text(self) -> str:
+        """One-line board text, rows separated by ``/``."""
+        return "/".join(self.rows())
+
+    def __str__(self) -> str:
+        return "\n".join(self.rows())
+
+    def mirrored(self) -> "Board":
+        """Left-right mirror image."""
+        return parse_board("/".join(r[::-1] for r in self.rows()))
+
+
+def parse_board(text: str | list[str], field: str = "board") -> Board:
+    """Board text: 10 rows of 10 characters, separated by newlines or ``/``, or a list of rows."""
+    if isinstance(text, list):
+        rows = text
+        if not all(isinstance(r, str) for r in rows):
+            raise FormatError(f"{field}: every row must be a string")
+    elif isinstance(text, str):
+        stripped = text.strip()
+        rows = stripped.split("/") if "/" in stripped else stripped.splitlines()
+        rows = [r.strip() for r in rows]
+    else:
+        raise FormatError(f"{field}: expected board text or a list of 10 rows, got {type(text).__name__}")
+    if len(rows) != SIZE:
+        raise FormatError(f"{field}: expected {SIZE} rows, found {len(rows)}")
+    filled = stones = pumpkins = 0
+    for r, row in enumerate(rows):
+        if len(row) != SIZE:
+            raise FormatError(f"{field}: row {r}: expected {SIZE} characters, found {len(row)} ({row!r})")
+        for c, ch in enumerate(row):
+            bit = bb_cell(r, c)
+            if ch == TILE:
+                filled |= bit
+            elif ch == STONE:
+                stones |= bit
+            elif ch == PUMPKIN:
+                filled |= bit
+                pumpkins |= bit
+            elif ch != EMPTY:
+                raise FormatError(
+                    f"{field}: row {r}, column {c}: unknown character {ch!r} (expected one of . # S P)"
+                )
+    return Board(filled, stones, pumpkins)

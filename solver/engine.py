@@ -1,0 +1,306 @@
+"""The one move applier: placement -> clears -> points -> new state.
+
+Two layers, both used by everything:
+
+* ``settle``, ``placement_points``, ``next_run`` and ``turn_bonus`` are the
+  rules on plain ints, for the searches' inner loops;
+* ``Game`` composes them with legality checks, trays, tokens and deals, for
+  replays, play, level verification and generators.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .bitboard import BB_ALL, Bitboard, bb_cell, cell_col, cell_row, scan_cells
+from .board import Board
+from .deals import TRAY_SIZE, RandomDeals, ScriptedDeals
+from .errors import RulesError
+from .moves import Move, Placement, TokenUse
+from .pieces import get_piece, placement_mask, placements, rotate_cw
+from .variants import Variant
+
+# ---------------------------------------------------------------------------
+# The rules on ints
+
+
+def settle(
+    variant: Variant, filled: Bitboard, stones: Bitboard, mask: Bitboard, full_scan: bool = False
+) -> tuple[Bitboard, int, int]:
+    """Put ``mask`` down and clear every completed zone.
+
+    Returns (filled after clears, lines cleared, regions cleared). Only zones
+    the piece touches can have become complete, unless the position already
+    held a complete zone (``full_scan``). Stones count as filled and stay; a
+    zone made only of stones has nothing to clear and never counts.
+    """
+    filled |= mask
+    occupied = filled | stones
+    cleared = 0
+    lines = regions = 0
+    candidates = (
+        tuple((z, i >= len(variant.lines)) for i, z in enumerate(variant.zones))
+        if full_scan
+        else variant.zones_touching(mask)
+    )
+    for zone, is_region in candidates:
+        if occupied & zone == zone and zone & ~stones:
+            cleared |= zone
+            if is_region:
+                regions += 1
+            else:
+                lines += 1
+    return filled & ~cleared, lines, regions
+
+
+def placement_points(variant: Variant, cells: int, lines: int, regions: int, run: int) -> int:
+    """Points one placement scores; ``run`` = consecutive clearing placements just before it."""
+    return cells * variant.cell_points + variant.clear_points(lines, regions, run)
+
+
+def has_complete_zone(variant: Variant, filled: Bitboard, stones: Bitboard) -> bool:
+    occupied = filled | stones
+    return any(occupied & z == z and z & ~stones for z in variant.zones)
+
+
+@dataclass(frozen=True)
+class Streak:
+    """What the streak rules remember between placements.
+
+    ``run``: consecutive clearing placements ending with the last one
+    (Halloween +5, Sudoku multiplier). ``turn_cleared``: the current turn
+    has cleared; ``prev_turn_cleared``: the last finished turn cleared
+    (Arabic flow bonus).
+    """
+
+    run: int = 0
+    turn_cleared: bool = False
+    prev_turn_cleared: bool = False
+
+    @classmethod
+    def carried_in(cls, run: int) -> "Streak":
+        """The state before a turn, after ``run`` consecutive clearing placements."""
+        if run < 0:
+            raise RulesError(f"streak must be 0 or more, got {run}")
+        return cls(run=run, turn_cleared=False, prev_turn_cleared=run > 0)
+
+    def after_placement(self, cleared: bool) -> "Streak":
+        return Streak(self.run + 1 if cleared else 0, self.turn_cleared or cleared, self.prev_turn_cleared)
+
+    def after_turn(self, variant: Variant) -> tuple[int, "Streak"]:
+        """(flow bonus, state for the next turn)."""
+        bonus = variant.flow_bonus if (self.turn_cleared and self.prev_turn_cleared) else 0
+        return bonus, Streak(self.run, False, self.turn_cleared)
+
+
+def piece_fits(piece_id: str, occupied: Bitboard) -> bool:
+    return any(not (p.mask & occupied) for p in placements(piece_id))
+
+
+# ---------------------------------------------------------------------------
+# The stateful game
+
+
+@dataclass
+class MoveResult:
+    move: Move
+    points: int = 0  # placement points, plus the flow bonus when this move ends a turn
+    lines: int = 0
+    regions: int = 0
+    cleared: Bitboard = 0
+    turn_bonus: int = 0
+    turn_ended: bool = False
+
+
+@dataclass
+class Game:
+    """One game of a 10x10 variant.
+
+    ``tray`` is None for a free replay: any piece may be placed and a turn
+    ends after every three placements. Otherwise pieces come from the tray,
+    and a new tray is dealt from ``deals`` when it empties.
+    """
+
+    variant: Variant
+    board: Board = field(default_factory=Board)
+    streak: Streak = field(default_factory=Streak)
+    tokens: int = 0
+    tray: list[str] | None = None
+    deals: RandomDeals | ScriptedDeals | None = None
+    score: int = 0  # points from placements (and flow bonuses); tokens left are extra
+    placements: int = 0
+    placements_in_turn: int = 0
+    turns_completed: int = 0
+    _full_scan: bool = False
+
+    def __post_init__(self) -> None:
+        self._full_scan = has_complete_zone(self.variant, self.board.filled, self.board.stones)
+        self.tray = None if self.tray is None else [get_piece(p).id for p in self.tray]
+
+    # -- constructors -----------------------------------------------------
+    @classmethod
+    def dealt(cls, variant: Variant, deals, board: Board | None = None, tokens: int = 0,
+              streak: Streak | None = None) -> "Game":
+        """A game whose trays come from ``deals``; the first tray is dealt now."""
+        first = deals.next_tray() or []
+        return cls(variant, board or Board(), streak or Streak(), tokens, first, deals)
+
+    # -- queries ----------------------------------------------------------
+    @property
+    def final_score(self) -> int:
+        """Score with the end-of-game bonus for the tokens not spent."""
+        return self.score + self.tokens * self.variant.token_bonus
+
+    def fitting_pieces(self) -> list[str]:
+        occupied = self.board.occupied
+        return [p for p in dict.fromkeys(self.tray or ()) if piece_fits(p, occupied)]
+
+    def tokens_can_help(self) -> bool:
+        """Whether a token use might let play go on when no tray piece fits."""
+        if self.tokens <= 0:
+            return False
+        kinds = self.variant.token_kinds
+        occupied = self.board.occupied
+        if kinds & {"reroll", "swap", "refresh"}:
+            if isinstance(self.deals, RandomDeals) or (
+                isinstance(self.deals, ScriptedDeals) and self.deals.reserve_left > 0
+            ):
+                return True
+        if "rotate" in kinds:
+            for p in self.tray or ():
+                if any(piece_fits(rotate_cw(get_piece(p), t).id, occupied) for t in (1, 2, 3)):
+                    return True
+        if "remove" in kinds:
+            filled = self.board.filled
+            for p in self.tray or ():
+                for pl in placements(p):
+                    blocked = pl.mask & occupied
+                    if blocked & (blocked - 1) == 0 and blocked & filled == blocked:
+                        return True
+        return False
+
+    @property
+    def is_over(self) -> bool:
+        """True when the tray is not empty, nothing in it fits and no token can help."""
+        if not self.tray:
+            return False
+        return not self.fitting_pieces() and not self.tokens_can_help()
+
+    @property
+    def finished(self) -> bool:
+        """True when a dealt game has no tray left to place."""
+        return self.tray is not None and not self.tray
+
+    # -- the applier ------------------------------------------------------
+    def apply(self, move: Move) -> MoveResult:
+        if isinstance(move, Placement):
+            return self._place(move)
+        if isinstance(move, TokenUse):
+            return self._use_token(move)
+        raise RulesError(f"not a move: {move!r}")
+
+    def _place(self, move: Placement) -> MoveResult:
+        piece = get_piece(move.piece)
+        if self.tray is not None and piece.id not in self.tray:
+            raise RulesError(
+                f"piece {piece.id} is not in the tray (tray: {', '.join(self.tray) or 'empty'})"
+            )
+        mask = placement_mask(piece.id, move.row, move.col)
+        clash = mask & self.board.occupied
+        if clash:
+            cell = next(scan_cells(clash))
+            what = "a stone" if self.board.stones >> cell & 1 else "a tile"
+            raise RulesError(
+                f"piece {piece.id} at row {move.row}, col {move.col} overlaps {what} "
+                f"at row {cell_row(cell)}, col {cell_col(cell)}"
+            )
+        filled, lines, regions = settle(
+            self.variant, self.board.filled, self.board.stones, mask, self._full_scan
+        )
+        self._full_scan = False
+        points = placement_points(self.variant, piece.size, lines, regions, self.streak.run)
+        cleared = (self.board.filled | mask) & ~filled
+        self.board = Board(filled, self.board.stones, self.board.pumpkins & filled)
+        self.streak = self.streak.after_placement(lines + regions > 0)
+        self.score += points
+        self.placements += 1
+        self.placements_in_turn += 1
+        result = MoveResult(move, points, lines, regions, cleared)
+        if self.tray is not None:
+            self.tray.remove(piece.id)
+            turn_over = not self.tray
+        else:
+            turn_over = self.placements_in_turn == TRAY_SIZE
+        if turn_over:
+            bonus, self.streak = self.streak.after_turn(self.variant)
+            self.score += bonus
+            result.points += bonus
+            result.turn_bonus = bonus
+            result.turn_ended = True
+            self.placements_in_turn = 0
+            self.turns_completed += 1
+            if self.tray is not None and self.deals is not None:
+                self.tray = [get_piece(p).id for p in (self.deals.next_tray() or [])]
+        return result
+
+    def _use_token(self, move: TokenUse) -> MoveResult:
+        kind = move.token
+        if kind not in self.variant.token_kinds:
+            allowed = ", ".join(sorted(self.variant.token_kinds)) or "none"
+            raise RulesError(f"variant {self.variant.name} has no {kind!r} token (its tokens: {allowed})")
+        if self.tokens <= 0:
+            raise RulesError(f"no tokens left for {kind!r}")
+        if kind == "remove":
+            bit = bb_cell(move.row, move.col)
+            if self.board.stones & bit:
+                raise RulesError(f"remove at row {move.row}, col {move.col}: a stone cannot be removed")
+            if not self.board.filled & bit:
+                raise RulesError(f"remove at row {move.row}, col {move.col}: the cell is empty")
+            self.board = Board(self.board.filled & ~bit, self.board.stones, self.board.pumpkins & ~bit)
+        elif kind == "rotate":
+            tray = self._need_tray(kind)
+            piece = get_piece(move.piece).id
+            if piece not in tray:
+                raise RulesError(f"rotate: piece {piece} is not in the tray (tray: {', '.join(tray)})")
+            tray[tray.index(piece)] = rotate_cw(get_piece(piece), move.turns).id
+        elif kind == "swap":
+            tray = self._need_tray(kind)
+            piece = get_piece(move.piece).id
+            if piece not in tray:
+                raise RulesError(f"swap: piece {piece} is not in the tray (tray: {', '.join(tray)})")
+            tray[tray.index(piece)] = get_piece(self._need_deals(kind).next_piece()).id
+        else:  # reroll (Arabic) and refresh (Sudoku): every piece still in the tray is replaced
+            tray = self._need_tray(kind)
+            deals = self._need_deals(kind)
+            tray[:] = [get_piece(deals.next_piece()).id for _ in tray]
+        self.tokens -= 1
+        return MoveResult(move)
+
+    def _need_tray(self, kind: str) -> list[str]:
+        if not self.tray:
+            raise RulesError(f"{kind!r} needs a tray with pieces in it")
+        return self.tray
+
+    def _need_deals(self, kind: str):
+        if self.deals is None:
+            raise RulesError(f"{kind!r} needs a deal stream (a level's reserve or a seeded supply)")
+        return self.deals
+
+
+def copy_game(game: Game) -> Game:
+    """A copy that can be played on without touching ``game`` (deal streams are not copied)."""
+    return replace(game, tray=None if game.tray is None else list(game.tray))
+
+
+def empty_cells(board: Board) -> int:
+    return (BB_ALL & ~board.occupied).bit_count()
+
+
+def describe(result: MoveResult) -> dict[str, Any]:
+    return {
+        "points": result.points,
+        "lines": result.lines,
+        "regions": result.regions,
+        "turn_bonus": result.turn_bonus,
+    }

@@ -1,0 +1,247 @@
+"""Level and pack files (RULES.md §3): load, validate, play a solution.
+
+Loading checks the JSON Schema in ``levels/schema/`` first, then what a
+schema cannot say (piece ids, the Sultan's four stones, the mode). Unknown
+fields are kept and written back unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from .board import Board, parse_board
+from .deals import ScriptedDeals
+from .engine import Game, Streak
+from .errors import FormatError, TenfoldError
+from .moves import Move, Placement, parse_moves
+from .pieces import get_piece
+from .variants import Variant, find_variant
+
+LEVEL_FORMAT = "tenfold.level/1"
+PACK_FORMAT = "tenfold.pack/1"
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str):
+    import jsonschema
+
+    text = resources.files("levels").joinpath("schema", f"{name}.schema.json").read_text("utf-8")
+    schema = json.loads(text)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _where(path) -> str:
+    parts = []
+    for p in path:
+        parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
+    return "".join(parts) or "(top level)"
+
+
+def validate_schema(data: Any, name: str, where: str) -> None:
+    errors = sorted(_validator(name).iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        raise FormatError(f"{where}: field {_where(err.absolute_path)}: {err.message}")
+
+
+@dataclass
+class Level:
+    id: str
+    variant: Variant
+    mode: str
+    board: Board
+    trays: list[list[str]]
+    goals: list[dict[str, Any]]
+    reserve: list[str] = field(default_factory=list)
+    limit: int = 0
+    tokens: int = 0
+    solution: list[Move] | None = None
+    best: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def piece_count(self) -> int:
+        return sum(len(t) for t in self.trays)
+
+    @property
+    def score_goal(self) -> int | None:
+        goals = [g["score"] for g in self.goals if "score" in g]
+        return max(goals) if goals else None
+
+    def new_game(self) -> Game:
+        return Game.dealt(self.variant, ScriptedDeals(self.trays, self.reserve), self.board, self.tokens, Streak())
+
+    def goals_met(self, game: Game, ignore_score: bool = False) -> bool:
+        for goal in self.goals:
+            if "score" in goal and not ignore_score and game.final_score < goal["score"]:
+                return False
+            if goal.get("pumpkins") and game.board.pumpkins:
+                return False
+            if goal.get("place_all") and not game.finished:
+                return False
+        return True
+
+    def to_json(self) -> dict[str, Any]:
+        out = copy.deepcopy(self.raw)
+        out.update(
+            {
+                "format": LEVEL_FORMAT,
+                "id": self.id,
+                "variant": self.variant.name,
+                "mode": self.mode,
+                "board": self.board.rows(),
+                "trays": [list(t) for t in self.trays],
+                "limit": self.limit,
+                "tokens": self.tokens,
+                "goals": copy.deepcopy(self.goals),
+            }
+        )
+        if self.reserve:
+            out["reserve"] = list(self.reserve)
+        if self.solution is not None:
+            out["solution"] = [m.to_json() for m in self.solution]
+        if self.best is not None:
+            out["best"] = dict(self.best)
+        return out
+
+
+def parse_level(data: Any, where: str = "level") -> Level:
+    if isinstance(data, dict) and "format" not in data and where != "level":
+        data = {"format": LEVEL_FORMAT, **data}  # levels inside a pack may omit it
+    validate_schema(data, "level", where)
+    variant = find_variant(data["variant"])
+    try:
+        mode = variant.mode(data["mode"])
+    except TenfoldError as err:
+        raise FormatError(f"{where}: field mode: {err}") from None
+    board = parse_board(data["board"], f"{where}: field board")
+    if mode.stones is not None and board.stones.bit_count() != mode.stones:
+        raise FormatError(
+            f"{where}: field board: mode {mode.name} needs exactly {mode.stones} stones, "
+            f"found {board.stones.bit_count()}"
+        )
+    trays = []
+    for t, tray in enumerate(data["trays"]):
+        ids = []
+        for i, pid in enumerate(tray):
+            try:
+                ids.append(get_piece(pid).id)
+            except TenfoldError as err:
+                raise FormatError(f"{where}: field trays[{t}][{i}]: {err}") from None
+        trays.append(ids)
+    reserve = []
+    for i, pid in enumerate(data.get("reserve", [])):
+        try:
+            reserve.append(get_piece(pid).id)
+        except TenfoldError as err:
+            raise FormatError(f"{where}: field reserve[{i}]: {err}") from None
+    pieces = sum(len(t) for t in trays)
+    limit = data.get("limit", pieces)
+    solution = None
+    if data.get("solution") is not None:
+        solution = parse_moves(data["solution"], f"{where}: field solution")
+    return Level(
+        id=data["id"],
+        variant=variant,
+        mode=mode.name,
+        board=board,
+        trays=trays,
+        goals=[dict(g) for g in data["goals"]],
+        reserve=reserve,
+        limit=limit,
+        tokens=data.get("tokens", mode.tokens),
+        solution=solution,
+        best=data.get("best"),
+        raw=copy.deepcopy(data),
+    )
+
+
+@dataclass
+class Pack:
+    id: str
+    title: str
+    generator: dict[str, Any]
+    levels: list[Level]
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def level(self, level_id: str) -> Level:
+        for level in self.levels:
+            if level.id == level_id:
+                return level
+        raise FormatError(f"pack {self.id}: no level with id {level_id!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        out = copy.deepcopy(self.raw)
+        out.update(
+            {
+                "format": PACK_FORMAT,
+                "id": self.id,
+                "title": self.title,
+                "generator": copy.deepcopy(self.generator),
+                "levels": [lv.to_json() for lv in self.levels],
+            }
+        )
+        return out
+
+
+def parse_pack(data: Any, where: str = "pack") -> Pack:
+    validate_schema(data, "pack", where)
+    levels = [parse_level(lv, f"{where}: levels[{i}]") for i, lv in enumerate(data["levels"])]
+    seen: set[str] = set()
+    for i, lv in enumerate(levels):
+        if lv.id in seen:
+            raise FormatError(f"{where}: levels[{i}]: duplicate level id {lv.id!r}")
+        seen.add(lv.id)
+    return Pack(data["id"], data["title"], dict(data["generator"]), levels, copy.deepcopy(data))
+
+
+def parse_level_or_pack(data: Any, where: str = "file") -> Level | Pack:
+    if isinstance(data, dict) and data.get("format") == PACK_FORMAT:
+        return parse_pack(data, where)
+    if isinstance(data, dict) and data.get("format") == LEVEL_FORMAT:
+        return parse_level(data, where)
+    raise FormatError(
+        f"{where}: field format: expected {LEVEL_FORMAT!r} or {PACK_FORMAT!r}, "
+        f"got {data.get('format') if isinstance(data, dict) else type(data).__name__!r}"
+    )
+
+
+@dataclass
+class Replay:
+    """The result of playing a move list on a level."""
+
+    ok: bool  # every move legal, within the limit, and every goal holds at the end
+    score: int  # final score (placements plus tokens left)
+    placements: int
+    problem: str = ""
+    game: Game | None = None
+
+
+def play_solution(level: Level, moves: list[Move]) -> Replay:
+    """Replay ``moves`` through the engine and judge them against the level's goals and limit."""
+    game = level.new_game()
+    placed = 0
+    for i, move in enumerate(moves):
+        if isinstance(move, Placement):
+            placed += 1
+            if placed > level.limit:
+                return Replay(False, game.final_score, placed - 1,
+                              f"move {i}: placement {placed} is past the limit of {level.limit}", game)
+        try:
+            game.apply(move)
+        except TenfoldError as err:
+            return Replay(False, game.final_score, placed, f"move {i}: illegal: {err}", game)
+    if not level.goals_met(game):
+        unmet = [g for g in level.goals if not _goal_holds(level, g, game)]
+        return Replay(False, game.final_score, placed, f"goals not met at the end: {json.dumps(unmet)}", game)
+    return Replay(True, game.final_score, placed, "", game)
+
+
+def _goal_holds(level: Level, goal: dict[str, Any], game: Game) -> bool:
+    single = Level(level.id, level.variant, level.mode, level.board, level.trays, [goal])
+    return single.goals_met(game)

@@ -1,0 +1,89 @@
+"""Moves and their JSON form (RULES.md §3, "Moves")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from .errors import FormatError
+from .pieces import get_piece
+
+
+@dataclass(frozen=True)
+class Placement:
+    piece: str
+    row: int
+    col: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"piece": self.piece, "row": self.row, "col": self.col}
+
+
+TOKEN_KINDS = ("rotate", "remove", "reroll", "swap", "refresh")
+
+
+@dataclass(frozen=True)
+class TokenUse:
+    token: str
+    piece: str | None = None
+    turns: int | None = None
+    row: int | None = None
+    col: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"token": self.token}
+        if self.token in ("rotate", "swap"):
+            out["piece"] = self.piece
+        if self.token == "rotate":
+            out["turns"] = self.turns
+        if self.token == "remove":
+            out["row"], out["col"] = self.row, self.col
+        return out
+
+
+Move = Union[Placement, TokenUse]
+
+
+def _int_field(data: dict, key: str, where: str, lo: int, hi: int) -> int:
+    if key not in data:
+        raise FormatError(f"{where}: missing field {key!r}")
+    value = data[key]
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise FormatError(f"{where}: field {key!r} must be an integer {lo}..{hi}, got {value!r}")
+    return value
+
+
+def _piece_field(data: dict, where: str) -> str:
+    if "piece" not in data:
+        raise FormatError(f"{where}: missing field 'piece'")
+    try:
+        return get_piece(data["piece"]).id
+    except ValueError as err:
+        raise FormatError(f"{where}: {err}") from None
+
+
+def parse_move(data: Any, where: str = "move") -> Move:
+    if not isinstance(data, dict):
+        raise FormatError(f"{where}: expected an object like {{\"piece\": \"1x1\", \"row\": 0, \"col\": 0}}, got {data!r}")
+    if "token" in data:
+        kind = data["token"]
+        if kind not in TOKEN_KINDS:
+            raise FormatError(f"{where}: unknown token {kind!r} (expected one of {', '.join(TOKEN_KINDS)})")
+        if kind == "rotate":
+            return TokenUse(kind, piece=_piece_field(data, where), turns=_int_field(data, "turns", where, 1, 3))
+        if kind == "swap":
+            return TokenUse(kind, piece=_piece_field(data, where))
+        if kind == "remove":
+            return TokenUse(kind, row=_int_field(data, "row", where, 0, 9), col=_int_field(data, "col", where, 0, 9))
+        return TokenUse(kind)
+    return Placement(_piece_field(data, where), _int_field(data, "row", where, 0, 9), _int_field(data, "col", where, 0, 9))
+
+
+def parse_moves(data: Any, where: str = "moves") -> list[Move]:
+    if not isinstance(data, list):
+        raise FormatError(f"{where}: expected a list of moves, got {type(data).__name__}")
+    return [parse_move(item, f"{where}[{i}]") for i, item in enumerate(data)]
+
+
+def move_to_json(move: Move) -> dict[str, Any]:
+    return move.to_json()

@@ -1,0 +1,168 @@
+"""The one table of pieces (RULES.md §1), their rotations and placements.
+
+A piece is a set of cells relative to the top-left corner of its bounding
+box. Canonical pieces have ids like ``L5-sw``; a level may define its own as
+a ``#``/``.`` mask with ``/`` between rows, and such a piece's id is its
+mask text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .bitboard import SIZE, Bitboard, bb_cell
+from .errors import RulesError
+
+# id -> mask text, rows separated by "/". The only place shapes are written.
+_SHAPES: dict[str, str] = {
+    "1x1": "#",
+    "1x2": "##",
+    "1x3": "###",
+    "1x4": "####",
+    "1x5": "#####",
+    "2x1": "#/#",
+    "3x1": "#/#/#",
+    "4x1": "#/#/#/#",
+    "5x1": "#/#/#/#/#",
+    "2x2": "##/##",
+    "2x3": "###/###",
+    "3x2": "##/##/##",
+    "3x3": "###/###/###",
+    "X5": ".#./###/.#.",
+    "L3-nw": "##/#.",
+    "L3-ne": "##/.#",
+    "L3-sw": "#./##",
+    "L3-se": ".#/##",
+    "L5-nw": "###/#../#..",
+    "L5-ne": "###/..#/..#",
+    "L5-sw": "#../#../###",
+    "L5-se": "..#/..#/###",
+    "T4-n": ".#./###",
+    "T4-s": "###/.#.",
+    "T4-e": "#./##/#.",
+    "T4-w": ".#/##/.#",
+}
+
+PieceId = str
+
+
+@dataclass(frozen=True)
+class Piece:
+    id: PieceId
+    cells: tuple[tuple[int, int], ...]  # (row, col) offsets, sorted
+    height: int
+    width: int
+
+    @property
+    def size(self) -> int:
+        return len(self.cells)
+
+    @property
+    def mask_text(self) -> str:
+        rows = [["."] * self.width for _ in range(self.height)]
+        for r, c in self.cells:
+            rows[r][c] = "#"
+        return "/".join("".join(row) for row in rows)
+
+
+def _cells_from_text(text: str, what: str) -> tuple[tuple[int, int], ...]:
+    rows = text.split("/")
+    width = len(rows[0])
+    if not text or any(len(r) != width for r in rows) or width == 0:
+        raise RulesError(f"piece {what!r}: every row of a mask must have the same, non-zero length")
+    cells = []
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch == "#":
+                cells.append((r, c))
+            elif ch != ".":
+                raise RulesError(
+                    f"piece {what!r}: row {r}, column {c}: expected '#' or '.', found {ch!r}"
+                )
+    if not cells:
+        raise RulesError(f"piece {what!r}: a mask needs at least one '#'")
+    return _normalise(cells)
+
+
+def _normalise(cells) -> tuple[tuple[int, int], ...]:
+    r0 = min(r for r, _ in cells)
+    c0 = min(c for _, c in cells)
+    return tuple(sorted((r - r0, c - c0) for r, c in cells))
+
+
+def _make(piece_id: str, cells) -> Piece:
+    cells = _normalise(cells)
+    return Piece(
+        id=piece_id,
+        cells=cells,
+        height=max(r for r, _ in cells) + 1,
+        width=max(c for _, c in cells) + 1,
+    )
+
+
+PIECES: dict[PieceId, Piece] = {
+    pid: _make(pid, _cells_from_text(text, pid)) for pid, text in _SHAPES.items()
+}
+_BY_CELLS: dict[tuple[tuple[int, int], ...], PieceId] = {p.cells: pid for pid, p in PIECES.items()}
+CANONICAL_IDS: tuple[PieceId, ...] = tuple(_SHAPES)
+
+
+@lru_cache(maxsize=None)
+def get_piece(piece_id: str) -> Piece:
+    """A canonical id, or a custom ``#``/``.`` mask (its id is its canonical mask text)."""
+    if not isinstance(piece_id, str):
+        raise RulesError(f"piece id must be a string, got {piece_id!r}")
+    if piece_id in PIECES:
+        return PIECES[piece_id]
+    if set(piece_id) <= {"#", ".", "/"} and "#" in piece_id:
+        cells = _cells_from_text(piece_id, piece_id)
+        if cells in _BY_CELLS:
+            return PIECES[_BY_CELLS[cells]]
+        piece = _make("", cells)
+        return Piece(piece.mask_text, piece.cells, piece.height, piece.width)
+    raise RulesError(f"unknown piece id {piece_id!r} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
+
+
+def rotate_cw(piece: Piece, turns: int = 1) -> Piece:
+    """The piece turned clockwise ``turns`` quarter turns, under its canonical id if it has one."""
+    cells = piece.cells
+    for _ in range(turns % 4):
+        height = max(r for r, _ in cells) + 1
+        cells = _normalise([(c, height - 1 - r) for r, c in cells])
+    if cells in _BY_CELLS:
+        return PIECES[_BY_CELLS[cells]]
+    return get_piece(_make("", cells).mask_text)
+
+
+@dataclass(frozen=True)
+class Spot:
+    piece: PieceId
+    row: int
+    col: int
+    mask: Bitboard
+
+
+@lru_cache(maxsize=None)
+def placements(piece_id: str) -> tuple[Spot, ...]:
+    """Every position of the piece that lies inside the board, row-major order."""
+    piece = get_piece(piece_id)
+    result = []
+    for row in range(SIZE - piece.height + 1):
+        for col in range(SIZE - piece.width + 1):
+            mask = 0
+            for r, c in piece.cells:
+                mask |= bb_cell(row + r, col + c)
+            result.append(Spot(piece.id, row, col, mask))
+    return tuple(result)
+
+
+def placement_mask(piece_id: str, row: int, col: int) -> Bitboard:
+    """The cells the piece covers with its top-left corner at (row, col); error if off the board."""
+    piece = get_piece(piece_id)
+    if not (0 <= row <= SIZE - piece.height and 0 <= col <= SIZE - piece.width):
+        raise RulesError(
+            f"piece {piece.id} at row {row}, col {col} does not fit on the board "
+            f"(rows 0..{SIZE - piece.height}, cols 0..{SIZE - piece.width} allowed)"
+        )
+    return placements(piece.id)[row * (SIZE - piece.width + 1) + col].mask

@@ -1,0 +1,35 @@
+"""Playing policies for dealt games. ``greedy`` is the simple one-placement lookahead."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .bitboard import BB_ALL, isolated_empty
+from .engine import Game, placement_points, settle
+from .moves import Placement
+from .pieces import placements
+
+Policy = Callable[[Game], Placement | None]
+
+
+def greedy(game: Game) -> Placement | None:
+    """The placement with the most points now; ties: more empty cells, fewer isolated ones, first found."""
+    variant = game.variant
+    stones = game.board.stones
+    occupied = game.board.occupied
+    best_key = None
+    best_move = None
+    for piece in dict.fromkeys(game.tray or ()):
+        for spot in placements(piece):
+            if spot.mask & occupied:
+                continue
+            filled, lines, regions = settle(variant, game.board.filled, stones, spot.mask)
+            points = placement_points(variant, spot.mask.bit_count(), lines, regions, game.streak.run)
+            after = filled | stones
+            key = (points, (BB_ALL & ~after).bit_count(), -isolated_empty(after))
+            if best_key is None or key > best_key:
+                best_key, best_move = key, Placement(piece, spot.row, spot.col)
+    return best_move
+
+
+POLICIES: dict[str, Policy] = {"greedy": greedy}

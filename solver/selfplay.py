@@ -1,0 +1,43 @@
+"""Play a dealt game to its end with a policy: the loop behind ``tenfold play``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .board import Board
+from .deals import RandomDeals
+from .engine import Game
+from .policy import Policy
+
+
+@dataclass
+class PlayResult:
+    score: int  # final score, tokens left included
+    trays: int  # trays fully placed
+    over: bool  # the game ended stuck (not by reaching the tray cap)
+    seconds: float
+    game: Game
+
+    @property
+    def ms_per_tray(self) -> float:
+        return 1000.0 * self.seconds / max(self.trays, 1)
+
+
+def play_game(game: Game, policy: Policy, max_trays: int, on_tray=None) -> PlayResult:
+    """Play until the game is over or ``max_trays`` trays are fully placed."""
+    start = time.perf_counter()
+    while game.turns_completed < max_trays and not game.is_over:
+        move = policy(game)
+        if move is None:
+            break
+        before = game.turns_completed
+        game.apply(move)
+        if on_tray is not None and game.turns_completed != before:
+            on_tray(game)
+    over = game.turns_completed < max_trays
+    return PlayResult(game.final_score, game.turns_completed, over, time.perf_counter() - start, game)
+
+
+def new_random_game(variant, seed: int, board: Board | None = None, tokens: int = 0) -> Game:
+    return Game.dealt(variant, RandomDeals(variant, seed), board, tokens)
