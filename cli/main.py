@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import game_cmds
+from cli import game_cmds, tray_cmd
 
 app = typer.Typer(
     name="tenfold",
@@ -15,6 +15,7 @@ app = typer.Typer(
 )
 
 game_cmds.register(app)
+tray_cmd.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,80 @@
+"""``tenfold tray``: placeable, best plan and safe first moves for one tray."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import board_arg, cli_errors, emit_json, variant_arg
+from cli.draw import draw_board
+from solver.board import Board
+from solver.engine import Game, Streak
+from solver.errors import RulesError
+from solver.moves import Placement
+from solver.pieces import get_piece, placement_mask
+from solver.tray import TrayAnswer, analyse_tray
+
+METHODS = ("search", "cpsat")
+
+
+def parse_tray(text: str) -> list[str]:
+    ids = [p.strip() for p in text.split(",") if p.strip()]
+    if not 1 <= len(ids) <= 3:
+        raise RulesError(f"--tray: expected 1 to 3 comma-separated piece ids, got {text!r}")
+    return [get_piece(p).id for p in ids]
+
+
+def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: int, method: str) -> TrayAnswer:
+    variant = variant_arg(rules)
+    if method not in METHODS:
+        raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
+    if streak < 0:
+        raise RulesError(f"--streak: must be 0 or more, got {streak}")
+    if method == "cpsat":
+        from solver.tray_cpsat import cpsat_answer
+
+        return cpsat_answer(variant, board, tray, streak, tokens)
+    return analyse_tray(variant, board, tray, streak, tokens)
+
+
+def draw_plan(rules: str, board: Board, tray: list[str], answer: TrayAnswer, streak: int) -> str:
+    if not answer.placeable:
+        return draw_board(board) + "\nnot placeable"
+    game = Game(variant_arg(rules), board, Streak.carried_in(streak), answer.tokens_used, list(tray))
+    out = [draw_board(board), ""]
+    for step, move in enumerate(answer.plan, 1):
+        highlight = placement_mask(move.piece, move.row, move.col) if isinstance(move, Placement) else 0
+        before = game.board
+        result = game.apply(move)
+        shown = Board(before.filled, before.stones, before.pumpkins)
+        out.append(f"step {step}: {move.to_json()}  +{result.points}")
+        out.append(draw_board(shown, highlight))
+        out.append("")
+    out.append(draw_board(game.board))
+    out.append(f"best score: {answer.best_score}   safe first moves: {len(answer.safe_moves)}")
+    return "\n".join(out)
+
+
+@cli_errors
+def tray(
+    rules: Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")],
+    tray: Annotated[str, typer.Option("--tray", help="1-3 piece ids, comma-separated")],
+    board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (default: empty)")] = None,
+    streak: Annotated[int, typer.Option(help="consecutive clearing placements before the tray")] = 0,
+    tokens: Annotated[int, typer.Option(help="tokens available for a rescue when the tray does not fit")] = 0,
+    method: Annotated[str, typer.Option(help="search or cpsat")] = "search",
+    json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
+    start = board_arg(board)
+    pieces = parse_tray(tray)
+    answer = solve_tray(rules, start, pieces, streak, tokens, method)
+    if json_out:
+        emit_json(answer.to_json(with_tokens=tokens > 0))
+        return
+    typer.echo(draw_plan(rules, start, pieces, answer, streak))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(tray)

@@ -1,0 +1,427 @@
+"""The tray solver: can these pieces all be placed, and what is the best way?
+
+A tray is treated as one turn: its pieces go down in any order, zones clear
+between placements, and the Arabic flow bonus is judged when it empties.
+
+The searches are depth-first over bitboards with a transposition table
+keyed on (board, pieces left, streak state). Placing the same pieces in
+another order without clears reaches the same board, so commuting
+placements are searched once; equal pieces are tried once per node.
+
+``best`` is branch-and-bound on points with an admissible upper bound on
+the clear points still reachable. Among plans with the most points, ties
+go to board health: more empty cells, then fewer isolated empty cells
+(``health``). Every plan the solver returns is a list of ``Placement``
+moves that ``Game.apply`` replays to exactly its claimed points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells, cell_row, cell_col
+from .board import Board
+from .engine import Streak, has_complete_zone, placement_points, settle
+from .moves import Move, Placement, TokenUse
+from .pieces import Spot, get_piece, placements, rotate_cw
+from .variants import Variant
+
+NO_PLAN = -1
+
+
+def health(filled: Bitboard, stones: Bitboard) -> tuple[int, int]:
+    """Board health, larger is better: (empty cells, -isolated empty cells)."""
+    occupied = filled | stones
+    return ((BB_ALL & ~occupied).bit_count(), -isolated_empty(occupied))
+
+
+@dataclass
+class TrayAnswer:
+    placeable: bool
+    best_score: int | None
+    plan: list[Move] | None
+    safe_moves: list[Placement] = field(default_factory=list)
+    tokens_used: int = 0
+    nodes: int = 0
+
+    def to_json(self, with_tokens: bool = False) -> dict:
+        out = {
+            "placeable": self.placeable,
+            "best_score": self.best_score,
+            "plan": None if self.plan is None else [m.to_json() for m in self.plan],
+            "safe_moves": [m.to_json() for m in self.safe_moves],
+        }
+        if with_tokens:
+            out["tokens_used"] = self.tokens_used
+        return out
+
+
+class TraySearch:
+    """All the tray questions for one board, variant and streak state."""
+
+    def __init__(self, variant: Variant, board: Board, streak: Streak | None = None):
+        self.variant = variant
+        self.board = board
+        self.stones = board.stones
+        self.streak = streak or Streak()
+        self.full_scan = has_complete_zone(variant, board.filled, board.stones)
+        self.nodes = 0
+        self._placeable_tt: dict = {}
+        self._best_tt: dict = {}
+        self._zones = variant.zones
+        self._n_lines = len(variant.lines)
+
+    # ------------------------------------------------------------------
+    # moves
+    def _step(self, filled: Bitboard, spot: Spot, run: int, full_scan: bool):
+        """Apply one placement: (filled after, points, cleared?)."""
+        after, lines, regions = settle(self.variant, filled, self.stones, spot.mask, full_scan)
+        points = placement_points(self.variant, spot.mask.bit_count(), lines, regions, run)
+        return after, points, lines + regions > 0
+
+    def _run_key(self, run: int) -> int:
+        # Halloween only asks whether the last placement cleared; Arabic never looks at runs.
+        name = self.variant.name
+        if name == "halloween":
+            return min(run, 1)
+        if name == "arabic":
+            return 0
+        return run
+
+    # ------------------------------------------------------------------
+    # placeable
+    def placeable(self, pieces: list[str] | tuple[str, ...]) -> list[Placement] | None:
+        """A witness plan that places every piece, or None."""
+        ordered = tuple(sorted((get_piece(p).id for p in pieces), key=_difficulty))
+        return self._place_all(self.board.filled, ordered, self.full_scan)
+
+    def _place_all(self, filled: Bitboard, pieces: tuple[str, ...], full_scan: bool):
+        if not pieces:
+            return []
+        key = (filled, pieces)
+        if key in self._placeable_tt:
+            return self._placeable_tt[key]
+        occupied = filled | self.stones
+        result = None
+        if len(pieces) == 1:
+            for spot in placements(pieces[0]):
+                if not spot.mask & occupied:
+                    result = [Placement(spot.piece, spot.row, spot.col)]
+                    break
+        else:
+            for i, piece in enumerate(pieces):
+                if piece in pieces[:i]:
+                    continue
+                rest = pieces[:i] + pieces[i + 1:]
+                for spot in placements(piece):
+                    if spot.mask & occupied:
+                        continue
+                    self.nodes += 1
+                    after, _, _ = settle(self.variant, filled, self.stones, spot.mask, full_scan)
+                    tail = self._place_all(after, rest, False)
+                    if tail is not None:
+                        result = [Placement(spot.piece, spot.row, spot.col)] + tail
+                        break
+                if result is not None:
+                    break
+        self._placeable_tt[key] = result
+        return result
+
+    # ------------------------------------------------------------------
+    # best ordering
+    def best(self, pieces: list[str] | tuple[str, ...]) -> tuple[int, list[Placement]] | None:
+        """(most points for the whole tray, a plan reaching them), health breaking ties; None if unplaceable."""
+        ids = tuple(sorted(get_piece(p).id for p in pieces))
+        if self.placeable(ids) is None:
+            return None
+        s = self.streak
+        self._best_key = None
+        self._best_plan: list[Placement] = []
+        self._search(self.board.filled, ids, s.run, s.turn_cleared, 0, [], self.full_scan)
+        return self._best_key[0], self._best_plan
+
+    def _clear_bound(self, filled: Bitboard, pieces: tuple[str, ...], run: int, turn_cleared: bool,
+                     full_scan: bool = False) -> int:
+        """An upper bound on the clear points (and flow bonus) the remaining pieces can add.
+
+        A zone can complete only if its missing cells fit in what the pieces
+        can put into it (missing cells only grow through clears). Each piece
+        completes at most ``height + width`` lines (plus regions) at once.
+        """
+        variant = self.variant
+        stones = self.stones
+        occupied = filled | stones
+        shapes = [get_piece(p) for p in pieces]
+        row_cap = sum(_row_capacity(p.id) for p in shapes)
+        col_cap = sum(_col_capacity(p.id) for p in shapes)
+        cells = sum(p.size for p in shapes)
+        candidates = 0
+        for index, zone in enumerate(self._zones):
+            missing = (zone & ~occupied).bit_count()
+            cap = row_cap if index < 10 else col_cap if index < 20 else cells
+            if (missing or full_scan) and missing <= cap and zone & ~stones:
+                candidates += 1
+        bound = 0
+        if candidates:
+            for shape in shapes:
+                span = shape.height + shape.width + (8 if variant.regions else 0)
+                z = min(span, candidates)
+                if variant.regions:
+                    bound += variant.clear_points(0, z, run)
+                else:
+                    bound += variant.clear_points(z, 0, max(run, 1))
+                run += 1
+        if variant.flow_bonus and self.streak.prev_turn_cleared and (candidates or turn_cleared):
+            bound += variant.flow_bonus
+        return bound
+
+    def _offer(self, filled: Bitboard, points: int, turn_cleared: bool, plan: list[Placement]) -> None:
+        """A complete plan: keep it if it beats the best on (points, health)."""
+        if self.variant.flow_bonus and turn_cleared and self.streak.prev_turn_cleared:
+            points += self.variant.flow_bonus
+        key = (points,) + health(filled, self.stones)
+        if self._best_key is None or key > self._best_key:
+            self._best_key = key
+            self._best_plan = list(plan)
+
+    def _search(self, filled, pieces, run, turn_cleared, points, plan, full_scan):
+        self.nodes += 1
+        if not pieces:
+            self._offer(filled, points, turn_cleared, plan)
+            return
+        if len(pieces) == 1 and not full_scan:
+            self._search_last(filled, pieces[0], run, turn_cleared, points, plan)
+            return
+        best = self._best_key
+        if best is not None:
+            cells = sum(get_piece(p).size for p in pieces)
+            clear_bound = self._clear_bound(filled, pieces, run, turn_cleared, full_scan)
+            bound = points + cells * self.variant.cell_points + clear_bound
+            if bound < best[0]:
+                return
+            if bound == best[0] and clear_bound == 0:
+                # No clears below: the final empty count is known, and an isolated
+                # empty cell stays isolated unless a 1x1 fills it.
+                occupied = filled | self.stones
+                empties = (BB_ALL & ~occupied).bit_count() - cells
+                if best[1] > empties:
+                    return
+                if best[1] == empties and -best[2] <= isolated_empty(occupied) - pieces.count("1x1"):
+                    return
+        tt_key = (filled, pieces, self._run_key(run), turn_cleared)
+        seen = self._best_tt.get(tt_key)
+        if seen is not None and seen >= points:
+            return  # reached before with at least as many points: nothing new below
+        self._best_tt[tt_key] = points
+        occupied = filled | self.stones
+        for i, piece in enumerate(pieces):
+            if piece in pieces[:i]:
+                continue
+            rest = pieces[:i] + pieces[i + 1:]
+            for spot in placements(piece):
+                if spot.mask & occupied:
+                    continue
+                after, gained, cleared = self._step(filled, spot, run, full_scan)
+                plan.append(Placement(spot.piece, spot.row, spot.col))
+                self._search(after, rest, run + 1 if cleared else 0, turn_cleared or cleared,
+                             points + gained, plan, False)
+                plan.pop()
+
+    def _search_last(self, filled, piece, run, turn_cleared, points, plan):
+        """The last piece: only spots that complete a zone can score more than the cells."""
+        stones = self.stones
+        occupied = filled | stones
+        shape = get_piece(piece)
+        covering = _spots_by_cell(piece)
+        clearing: dict[int, Spot] = {}
+        for zone in self._zones:
+            missing = zone & ~occupied
+            if missing and missing.bit_count() <= shape.size:
+                for spot in covering[(missing & -missing).bit_length() - 1]:
+                    if spot.mask & missing == missing and not spot.mask & occupied:
+                        clearing[spot.mask] = spot
+        if clearing:
+            for spot in clearing.values():
+                after, gained, _ = self._step(filled, spot, run, False)
+                plan.append(Placement(spot.piece, spot.row, spot.col))
+                self._offer(after, points + gained, True, plan)
+                plan.pop()
+            return
+        # No clear possible: every spot scores the same; look for the healthiest.
+        total = points + shape.size * self.variant.cell_points
+        if self.variant.flow_bonus and turn_cleared and self.streak.prev_turn_cleared:
+            total += self.variant.flow_bonus
+        best = self._best_key
+        if best is not None and total < best[0]:
+            return
+        empties = (BB_ALL & ~occupied).bit_count() - shape.size
+        if best is not None and total == best[0] and best[1] > empties:
+            return
+        floor = isolated_empty(occupied) - (1 if piece == "1x1" else 0)
+        if best is not None and total == best[0] and best[1] == empties and -best[2] <= floor:
+            return
+        chosen = None
+        fewest = None
+        for spot in placements(piece):
+            if spot.mask & occupied:
+                continue
+            isolated = isolated_empty(occupied | spot.mask)
+            if fewest is None or isolated < fewest:
+                chosen, fewest = spot, isolated
+                if isolated <= floor:
+                    break
+        if chosen is None:
+            return
+        key = (total, empties, -fewest)
+        if best is None or key > best:
+            self._best_key = key
+            self._best_plan = plan + [Placement(chosen.piece, chosen.row, chosen.col)]
+
+    # ------------------------------------------------------------------
+    # hints
+    def safe_moves(self, pieces: list[str] | tuple[str, ...]) -> list[Placement]:
+        """Every first placement after which the rest of the tray can still be placed."""
+        ids = tuple(sorted((get_piece(p).id for p in pieces), key=_difficulty))
+        occupied = self.board.occupied
+        safe = []
+        for i, piece in enumerate(ids):
+            if piece in ids[:i]:
+                continue
+            rest = ids[:i] + ids[i + 1:]
+            for spot in placements(piece):
+                if spot.mask & occupied:
+                    continue
+                after, _, _ = settle(self.variant, self.board.filled, self.stones, spot.mask, self.full_scan)
+                if self._place_all(after, rest, False) is not None:
+                    safe.append(Placement(spot.piece, spot.row, spot.col))
+        return sorted(safe, key=lambda m: (m.piece, m.row, m.col))
+
+    # ------------------------------------------------------------------
+    # token rescue
+    def rescue(self, pieces: list[str] | tuple[str, ...], tokens: int) -> tuple[int, list[Move]] | None:
+        """The fewest tokens (rotate, remove where the variant has them) that make the tray
+        placeable, with a plan; None if ``tokens`` are not enough."""
+        ids = tuple(sorted(get_piece(p).id for p in pieces))
+        kinds = self.variant.token_kinds & {"rotate", "remove"}
+        if not kinds:
+            return None
+        for used in range(0, tokens + 1):
+            plan = self._rescue(self.board.filled, ids, used, kinds, self.full_scan, {})
+            if plan is not None:
+                return used, plan
+        return None
+
+    def _rescue(self, filled, pieces, tokens, kinds, full_scan, memo):
+        if tokens == 0:
+            plan = self._place_all(filled, tuple(sorted(pieces, key=_difficulty)), full_scan)
+            return plan
+        key = (filled, pieces, tokens)
+        if key in memo:
+            return memo[key]
+        memo[key] = None
+        occupied = filled | self.stones
+        result = None
+        # Rotations commute with everything, so they are tried before any placement.
+        if "rotate" in kinds:
+            for i, piece in enumerate(pieces):
+                if piece in pieces[:i]:
+                    continue
+                for turns in (1, 2, 3):
+                    turned = rotate_cw(get_piece(piece), turns).id
+                    if turned == piece:
+                        continue
+                    rest = tuple(sorted(pieces[:i] + (turned,) + pieces[i + 1:]))
+                    tail = self._rescue(filled, rest, tokens - 1, kinds, full_scan, memo)
+                    if tail is not None:
+                        result = [TokenUse("rotate", piece=piece, turns=turns)] + tail
+                        break
+                if result is not None:
+                    break
+        if result is None and "remove" in kinds:
+            # A removal helps only under a spot blocked by at most ``tokens`` ordinary tiles.
+            useful = 0
+            for piece in set(pieces):
+                for spot in placements(piece):
+                    blocked = spot.mask & occupied
+                    if blocked and not blocked & self.stones and blocked.bit_count() <= tokens:
+                        useful |= blocked
+            for cell in scan_cells(useful):
+                tail = self._rescue(filled & ~(1 << cell), pieces, tokens - 1, kinds, full_scan, memo)
+                if tail is not None:
+                    result = [TokenUse("remove", row=cell_row(cell), col=cell_col(cell))] + tail
+                    break
+        if result is None and len(pieces) > 1:
+            # Place one piece first, then spend the tokens on the rest.
+            for i, piece in enumerate(pieces):
+                if piece in pieces[:i]:
+                    continue
+                rest = pieces[:i] + pieces[i + 1:]
+                for spot in placements(piece):
+                    if spot.mask & occupied:
+                        continue
+                    after, _, _ = settle(self.variant, filled, self.stones, spot.mask, full_scan)
+                    tail = self._rescue(after, rest, tokens, kinds, False, memo)
+                    if tail is not None:
+                        result = [Placement(spot.piece, spot.row, spot.col)] + tail
+                        break
+                if result is not None:
+                    break
+        memo[key] = result
+        return result
+
+
+@lru_cache(maxsize=None)
+def _spots_by_cell(piece_id: str) -> tuple[tuple[Spot, ...], ...]:
+    """For each cell, the piece's spots that cover it."""
+    return tuple(tuple(s for s in placements(piece_id) if s.mask >> cell & 1) for cell in range(100))
+
+
+@lru_cache(maxsize=None)
+def _row_capacity(piece_id: str) -> int:
+    """Most cells the piece puts into one row."""
+    cells = get_piece(piece_id).cells
+    return max(sum(1 for r, _ in cells if r == row) for row, _ in cells)
+
+
+@lru_cache(maxsize=None)
+def _col_capacity(piece_id: str) -> int:
+    cells = get_piece(piece_id).cells
+    return max(sum(1 for _, c in cells if c == col) for _, col in cells)
+
+
+def _difficulty(piece_id: str) -> tuple[int, str]:
+    """Order for placeability: pieces with fewer spots on an empty board first."""
+    return (len(placements(piece_id)), piece_id)
+
+
+def analyse_tray(
+    variant: Variant,
+    board: Board,
+    pieces: list[str],
+    streak: int = 0,
+    tokens: int = 0,
+) -> TrayAnswer:
+    """Everything ``tenfold tray`` reports: placeable, best plan, safe first moves, token rescue."""
+    search = TraySearch(variant, board, Streak.carried_in(streak))
+    best = search.best(pieces)
+    if best is not None:
+        score, plan = best
+        return TrayAnswer(True, score, list(plan), search.safe_moves(pieces), 0, search.nodes)
+    if tokens > 0:
+        rescued = search.rescue(pieces, tokens)
+        if rescued is not None:
+            used, plan = rescued
+            return TrayAnswer(True, plan_points(variant, board, pieces, plan, streak), plan, [], used, search.nodes)
+    return TrayAnswer(False, None, None, [], 0, search.nodes)
+
+
+def plan_points(variant: Variant, board: Board, pieces: list[str], plan: list[Move], streak: int = 0) -> int:
+    """Replay a tray plan through the one move applier and return the points it gains."""
+    from .engine import Game
+
+    tokens = sum(isinstance(m, TokenUse) for m in plan)
+    game = Game(variant, board, Streak.carried_in(streak), tokens, list(pieces))
+    for move in plan:
+        game.apply(move)
+    return game.score
