@@ -163,10 +163,13 @@ class Game:
         kinds = self.variant.token_kinds
         occupied = self.board.occupied
         if kinds & {"reroll", "swap", "refresh"}:
-            if isinstance(self.deals, RandomDeals) or (
-                isinstance(self.deals, ScriptedDeals) and self.deals.reserve_left > 0
-            ):
+            if isinstance(self.deals, RandomDeals):
                 return True
+            if isinstance(self.deals, ScriptedDeals):
+                # a swap needs one reserve piece; a reroll/refresh one per piece in the tray
+                needed = 1 if "swap" in kinds else len(self.tray or ())
+                if self.deals.reserve_left >= needed:
+                    return True
         if "rotate" in kinds:
             for p in self.tray or ():
                 if any(piece_fits(rotate_cw(get_piece(p), t).id, occupied) for t in (1, 2, 3)):
@@ -273,6 +276,12 @@ class Game:
         else:  # reroll (Arabic) and refresh (Sudoku): every piece still in the tray is replaced
             tray = self._need_tray(kind)
             deals = self._need_deals(kind)
+            if isinstance(deals, ScriptedDeals) and deals.reserve_left < len(tray):
+                # check before drawing, so a refused reroll leaves the reserve untouched
+                raise RulesError(
+                    f"{kind!r}: the level's reserve has {deals.reserve_left} piece(s) left, "
+                    f"the tray needs {len(tray)}"
+                )
             tray[:] = [get_piece(deals.next_piece()).id for _ in tray]
         self.tokens -= 1
         return MoveResult(move)

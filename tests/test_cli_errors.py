@@ -1,0 +1,235 @@
+"""Bad input through the ``tenfold`` CLI: one line naming what and where, exit code 2, no traceback.
+
+Also ``tenfold show`` on a board and a level, and ``tenfold play`` determinism.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+
+EMPTY = "/".join(["." * 10] * 10)
+runner = CliRunner()
+
+
+def level_data(**changes) -> dict:
+    data = {
+        "format": "tenfold.level/1",
+        "id": "cli-1",
+        "variant": "sudoku",
+        "mode": "classic",
+        "board": ["S........."] + ["#########."] + ["." * 10] * 8,
+        "trays": [["1x1", "3x3", "L3-nw"]],
+        "goals": [{"score": 100}],
+    }
+    data.update(changes)
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def write(tmp_path, name: str, content) -> str:
+    path = tmp_path / name
+    path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+    return str(path)
+
+
+def assert_bad_input(result, *needles: str) -> str:
+    """Exit code 2, exactly one line of output, no traceback; returns that line."""
+    out = result.output
+    assert result.exit_code == 2, out
+    assert "Traceback" not in out
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 1, out
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
+
+
+def replay(tmp_path, moves, *extra: str, rules: str = "halloween", board: str | None = None):
+    args = ["replay", "--rules", rules, "--moves", write(tmp_path, "moves.json", moves), *extra]
+    if board is not None:
+        args += ["--board", board]
+    return runner.invoke(app, args)
+
+
+ONE = [{"piece": "1x1", "row": 0, "col": 0}]
+
+
+def test_board_with_too_few_rows(tmp_path):
+    assert_bad_input(replay(tmp_path, ONE, board="/".join(["." * 10] * 9)), "10 rows", "9")
+
+
+def test_board_with_a_short_row(tmp_path):
+    rows = ["." * 10] * 10
+    rows[6] = "." * 9
+    assert_bad_input(replay(tmp_path, ONE, board="/".join(rows)), "row 6", "10 characters")
+
+
+def test_board_with_an_unknown_character_names_row_and_column(tmp_path):
+    rows = ["." * 10] * 10
+    rows[4] = "....x....."
+    line = assert_bad_input(replay(tmp_path, ONE, board="/".join(rows)), "row 4", "column 4")
+    assert "'x'" in line
+
+
+def test_board_file_with_an_unknown_character(tmp_path):
+    rows = ["." * 10] * 10
+    rows[2] = ".......Q.."
+    path = write(tmp_path, "board.txt", "\n".join(rows) + "\n")
+    assert_bad_input(replay(tmp_path, ONE, board=path), "row 2", "column 7", "'Q'")
+
+
+def test_unknown_piece_id(tmp_path):
+    assert_bad_input(replay(tmp_path, [{"piece": "9x9", "row": 0, "col": 0}]), "9x9", "moves[0]")
+
+
+def test_unknown_variant(tmp_path):
+    assert_bad_input(replay(tmp_path, ONE, rules="tetris"), "tetris", "variant")
+
+
+def test_a_move_off_the_board(tmp_path):
+    moves = ONE + [{"piece": "1x5", "row": 3, "col": 7}]
+    assert_bad_input(replay(tmp_path, moves), "moves[1]", "1x5", "row 3", "col 7")
+
+
+def test_a_row_outside_the_board(tmp_path):
+    assert_bad_input(replay(tmp_path, [{"piece": "1x1", "row": 10, "col": 0}]), "moves[0]", "row")
+
+
+def test_an_overlapping_move(tmp_path):
+    moves = [{"piece": "2x2", "row": 0, "col": 0}, {"piece": "1x1", "row": 1, "col": 1}]
+    assert_bad_input(replay(tmp_path, moves), "moves[1]", "overlaps", "row 1, col 1")
+
+
+def test_a_move_onto_a_stone(tmp_path):
+    board = "S" + EMPTY[1:]
+    assert_bad_input(replay(tmp_path, ONE, board=board), "moves[0]", "stone")
+
+
+def test_a_token_the_variant_lacks(tmp_path):
+    assert_bad_input(replay(tmp_path, [{"token": "swap", "piece": "1x1"}], rules="arabic"), "swap", "arabic")
+    assert_bad_input(replay(tmp_path, [{"token": "remove", "row": 0, "col": 0}], board="#" + EMPTY[1:]),
+                     "remove", "halloween")
+
+
+def test_a_token_the_player_no_longer_has(tmp_path):
+    moves = [{"token": "remove", "row": 0, "col": c} for c in range(4)]
+    assert_bad_input(replay(tmp_path, moves, "--tokens", "3", rules="sudoku", board="####" + EMPTY[4:]),
+                     "moves[3]", "no tokens")
+
+
+def test_removing_a_stone(tmp_path):
+    assert_bad_input(replay(tmp_path, [{"token": "remove", "row": 0, "col": 0}], rules="sudoku",
+                            board="S" + EMPTY[1:]), "stone", "row 0, col 0")
+
+
+def test_a_move_missing_a_field(tmp_path):
+    assert_bad_input(replay(tmp_path, [{"piece": "1x1", "row": 0}]), "moves[0]", "col")
+
+
+def test_invalid_json_moves(tmp_path):
+    assert_bad_input(replay(tmp_path, '[{"piece": "1x1", "row": 0,'), "--moves", "JSON")
+
+
+def test_moves_not_a_list(tmp_path):
+    assert_bad_input(replay(tmp_path, {"piece": "1x1"}), "--moves", "list")
+
+
+def test_missing_moves_file(tmp_path):
+    result = runner.invoke(app, ["replay", "--rules", "sudoku", "--moves", str(tmp_path / "nope.json")])
+    assert_bad_input(result, "nope.json")
+
+
+def test_negative_streak(tmp_path):
+    assert_bad_input(replay(tmp_path, ONE, "--streak", "-1"), "streak")
+
+
+@pytest.mark.parametrize("field", ["id", "variant", "mode", "board", "trays", "goals", "format"])
+def test_level_missing_a_field(tmp_path, field):
+    data = level_data()
+    del data[field]
+    assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "level.json", data)]), field)
+
+
+@pytest.mark.parametrize("changes, needles", [
+    ({"variant": "chess"}, ("variant", "chess")),
+    ({"mode": "blitz"}, ("mode", "blitz")),
+    ({"trays": [["1x1", "7x7"]]}, ("trays[0][1]", "7x7")),
+    ({"reserve": ["2x2", "zz"]}, ("reserve[1]", "zz")),
+    ({"board": ["." * 10] * 9}, ("board",)),
+    ({"board": ["." * 10] * 4 + ["....x....."] + ["." * 10] * 5}, ("board[4]",)),
+    ({"goals": [{"scor": 5}]}, ("goals[0]", "scor")),
+    ({"limit": 0}, ("limit",)),
+    ({"variant": "arabic", "mode": "sultan"}, ("stones", "4")),
+])
+def test_level_with_a_bad_field(tmp_path, changes, needles):
+    result = runner.invoke(app, ["show", write(tmp_path, "level.json", level_data(**changes))])
+    assert_bad_input(result, *needles)
+
+
+def test_invalid_json_level(tmp_path):
+    result = runner.invoke(app, ["show", write(tmp_path, "level.json", '{"format": "tenfold.level/1", "id": ')])
+    assert_bad_input(result, "level.json", "JSON")
+
+
+def test_show_a_board_inline_and_from_a_file(tmp_path):
+    text = "S" + EMPTY[1:-1] + "P"
+    for arg in (text, write(tmp_path, "board.txt", text.replace("/", "\n"))):
+        result = runner.invoke(app, ["show", arg])
+        assert result.exit_code == 0, result.output
+        rows = [line for line in result.output.splitlines() if line[:2].strip().isdigit()]
+        assert len(rows) == 10
+        assert rows[0].split()[1] == "S"
+        assert rows[9].split()[-1] == "P"
+        assert "\x1b[" not in result.output  # not a terminal: plain text
+
+
+def test_show_a_level(tmp_path):
+    result = runner.invoke(app, ["show", write(tmp_path, "level.json", level_data())])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "cli-1" in out and "sudoku" in out
+    assert "1x1" in out and "3x3" in out and "L3-nw" in out
+    assert "100" in out
+
+
+def test_show_a_pack(tmp_path):
+    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Two levels", "generator": {"seed": 1, "version": "t"},
+            "levels": [level_data(id="first"), level_data(id="second", variant="halloween", mode="campaign")]}
+    result = runner.invoke(app, ["show", write(tmp_path, "pack.json", pack)])
+    assert result.exit_code == 0, result.output
+    assert "Two levels" in result.output and "first" in result.output and "second" in result.output
+
+
+def test_show_a_bad_board_argument():
+    assert_bad_input(runner.invoke(app, ["show", "...#/..."]), "rows")
+
+
+@pytest.mark.parametrize("rules", ["halloween", "arabic", "sudoku"])
+def test_play_json_is_deterministic(rules):
+    outputs = []
+    for _ in range(2):
+        result = runner.invoke(app, ["play", "--rules", rules, "--seed", "11", "--trays", "15", "--json"])
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.stdout)
+        out.pop("ms_per_tray")  # wall-clock timing, the only field allowed to differ
+        outputs.append(out)
+    assert outputs[0] == outputs[1]
+    assert 0 < outputs[0]["trays"] <= 15
+    assert outputs[0]["score"] > 0
+    other = json.loads(runner.invoke(app, ["play", "--rules", rules, "--seed", "12", "--trays", "15", "--json"]).stdout)
+    assert set(other) >= {"score", "trays", "over"}
+
+
+def test_play_text_shows_the_halloween_rank():
+    result = runner.invoke(app, ["play", "--rules", "halloween", "--seed", "2", "--trays", "5"])
+    assert result.exit_code == 0, result.output
+    assert "score:" in result.output and "rank:" in result.output
+
+
+def test_play_unknown_mode():
+    assert_bad_input(runner.invoke(app, ["play", "--rules", "arabic", "--seed", "1", "--mode", "nope"]), "nope")

@@ -1,0 +1,170 @@
+"""Level and pack files (RULES.md §3): schema validation on load, unknown fields kept, replays."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from solver.errors import FormatError
+from solver.level import parse_level, parse_level_or_pack, parse_pack, play_solution
+from solver.moves import parse_moves
+
+SCHEMAS = Path(__file__).resolve().parents[1] / "levels" / "schema"
+LEVEL_SCHEMA = json.loads((SCHEMAS / "level.schema.json").read_text(encoding="utf-8"))
+PACK_SCHEMA = json.loads((SCHEMAS / "pack.schema.json").read_text(encoding="utf-8"))
+
+LEVEL = {
+    "format": "tenfold.level/1",
+    "id": "h-1",
+    "variant": "halloween",
+    "mode": "campaign",
+    "board": ["P########."] + ["S........."] + ["." * 10] * 8,
+    "trays": [["1x1", "2x2", "1x3"], ["3x3"]],
+    "reserve": [],
+    "limit": 4,
+    "goals": [{"score": 20}, {"pumpkins": True}],
+    "solution": [{"piece": "1x1", "row": 0, "col": 9}, {"piece": "2x2", "row": 5, "col": 5},
+                 {"piece": "1x3", "row": 9, "col": 0}, {"piece": "3x3", "row": 2, "col": 2}],
+    "best": {"score": 29, "proof": "optimal", "bound": 29, "nodes": 1234},
+    "author": "test suite",
+    "hints": [{"move": 0, "text": "clear the pumpkin"}],
+}
+
+
+def test_the_example_level_is_valid_under_the_schema():
+    jsonschema.validate(LEVEL, LEVEL_SCHEMA)
+    level = parse_level(copy.deepcopy(LEVEL))
+    assert level.tokens == 0 and level.limit == 4 and level.piece_count == 4
+
+
+# Each mutation breaks the schema (checked below with jsonschema itself); loading must refuse it
+# with a message that names the field.
+SCHEMA_BREAKERS = [
+    ("format", "tenfold.level/2"),
+    ("id", ""),
+    ("variant", "tetris"),
+    ("board", ["." * 10] * 11),
+    ("board", ["." * 10] * 9 + ["." * 9 + "Z"]),
+    ("trays", []),
+    ("trays", [["1x1", "1x1", "1x1", "1x1"]]),
+    ("limit", 0),
+    ("limit", "3"),
+    ("tokens", -1),
+    ("goals", []),
+    ("goals", [{"score": -5}]),
+    ("goals", [{"pumpkins": False}]),
+    ("goals", [{"score": 1, "place_all": True}]),
+    ("best", {"score": 3}),
+    ("best", {"score": 3, "proof": "guess"}),
+    ("solution", "none"),
+]
+
+
+@pytest.mark.parametrize("field, value", SCHEMA_BREAKERS, ids=[f"{f}={v!r}"[:40] for f, v in SCHEMA_BREAKERS])
+def test_loading_rejects_what_the_schema_rejects(field, value):
+    data = copy.deepcopy(LEVEL)
+    data[field] = value
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, LEVEL_SCHEMA)
+    with pytest.raises(FormatError, match=field):
+        parse_level(data)
+
+
+@pytest.mark.parametrize("field", LEVEL_SCHEMA["required"])
+def test_loading_names_a_missing_required_field(field):
+    data = copy.deepcopy(LEVEL)
+    del data[field]
+    with pytest.raises(FormatError, match=repr(field)):
+        parse_level(data)
+
+
+def test_unknown_fields_survive_load_and_save():
+    data = copy.deepcopy(LEVEL)
+    saved = parse_level(data).to_json()
+    assert saved["author"] == "test suite"
+    assert saved["hints"] == LEVEL["hints"]
+    assert saved["best"]["nodes"] == 1234
+    assert data == LEVEL  # loading does not change its input
+    # every field of the input comes back unchanged; the loader may add defaults
+    for key, value in LEVEL.items():
+        if key == "reserve" and not value:
+            continue
+        assert saved[key] == value, key
+    jsonschema.validate(saved, LEVEL_SCHEMA)
+    assert parse_level(saved).to_json() == saved
+
+
+def test_pack_round_trip_keeps_unknown_fields_at_every_level():
+    pack = {
+        "format": "tenfold.pack/1",
+        "id": "p",
+        "title": "Pack",
+        "generator": {"seed": 7, "version": "0.1", "grader": "v2"},
+        "levels": [copy.deepcopy(LEVEL), {**copy.deepcopy(LEVEL), "id": "h-2", "colour": "orange"}],
+        "licence": "CC0",
+    }
+    jsonschema.validate(pack, PACK_SCHEMA)
+    saved = parse_pack(copy.deepcopy(pack)).to_json()
+    assert saved["licence"] == "CC0"
+    assert saved["generator"]["grader"] == "v2"
+    assert saved["levels"][0]["author"] == "test suite"
+    assert saved["levels"][1]["colour"] == "orange"
+    assert parse_level_or_pack(saved).to_json() == saved
+
+
+def test_pack_rejects_duplicate_level_ids_and_names_a_bad_level():
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "", "generator": {"seed": 1, "version": "x"},
+            "levels": [copy.deepcopy(LEVEL), copy.deepcopy(LEVEL)]}
+    with pytest.raises(FormatError, match="duplicate"):
+        parse_pack(pack)
+    pack["levels"][1]["id"] = "other"
+    pack["levels"][1]["variant"] = "nope"
+    with pytest.raises(FormatError, match=r"levels\[1\]"):
+        parse_pack(pack)
+    with pytest.raises(FormatError, match="generator"):
+        parse_pack({**pack, "generator": {"seed": 1}})
+
+
+def test_sultan_mode_needs_exactly_four_stones():
+    data = {**copy.deepcopy(LEVEL), "variant": "arabic", "mode": "sultan", "goals": [{"score": 1}]}
+    with pytest.raises(FormatError, match="stones"):
+        parse_level(data)
+    data["board"] = ["S..S......", "." * 10, "...S......", "." * 10, "........S."] + ["." * 10] * 5
+    assert parse_level(data).tokens == 3
+
+
+def test_the_solution_plays_and_meets_the_goals():
+    level = parse_level(copy.deepcopy(LEVEL))
+    result = play_solution(level, level.solution)
+    # 1x1 clears row 0 with its pumpkin: 1 + 10; then 4 + 3 + 9 cells
+    assert result.ok, result.problem
+    assert (result.score, result.placements) == (27, 4)
+    assert result.game.board.pumpkins == 0
+
+
+def test_a_piece_not_in_the_tray_fails_the_replay():
+    level = parse_level(copy.deepcopy(LEVEL))
+    moves = parse_moves([{"piece": "1x1", "row": 0, "col": 9}, {"piece": "3x3", "row": 2, "col": 2}])
+    result = play_solution(level, moves)
+    assert not result.ok
+    assert "move 1" in result.problem and "not in the tray" in result.problem and "3x3" in result.problem
+
+
+def test_the_limit_and_the_goals_are_enforced():
+    level = parse_level({**copy.deepcopy(LEVEL), "limit": 3})
+    result = play_solution(level, level.solution)
+    assert not result.ok and "limit" in result.problem
+    unmet = play_solution(parse_level(copy.deepcopy(LEVEL)), parse_moves([{"piece": "2x2", "row": 5, "col": 5}]))
+    assert not unmet.ok and "pumpkins" in unmet.problem
+
+
+def test_defaults_for_limit_and_tokens():
+    data = copy.deepcopy(LEVEL)
+    del data["limit"]
+    data.update(variant="sudoku", mode="classic")
+    level = parse_level(data)
+    assert level.limit == 4 and level.tokens == 3

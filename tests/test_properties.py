@@ -1,0 +1,220 @@
+"""Invariants of the move applier, the board text and the deals (hypothesis).
+
+Zones and supply weights come from tests/reference_rules.py (typed from
+RULES.md), not from the engine's own tables.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import reference_rules as ref
+from solver.board import Board, parse_board
+from solver.deals import RandomDeals
+from solver.engine import Game, Streak
+from solver.moves import Placement, parse_move
+from solver.pieces import CANONICAL_IDS, get_piece, placement_mask
+from solver.variants import find_variant
+
+VARIANTS = ("halloween", "arabic", "sudoku")
+PROFILE = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _bit(r: int, c: int) -> int:
+    return 1 << (r * 10 + c)
+
+
+ZONE_MASKS = {
+    v: [sum(_bit(r, c) for r, c in cells) for _, cells in ref.zones(v)] for v in VARIANTS
+}
+
+
+@st.composite
+def boards(draw, variant: str = "sudoku") -> str:
+    """Random board text: 0-70% full, stones, pumpkins, a few nearly complete zones."""
+    density = draw(st.floats(0.0, 0.7))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    grid = [[rng.choices("#P", (9, 1))[0] if rng.random() < density else "." for _ in range(10)]
+            for _ in range(10)]
+    zones = [cells for _, cells in ref.zones(variant)]
+    for _ in range(draw(st.integers(0, 4))):
+        zone = rng.choice(zones)
+        gap = set(rng.sample(zone, rng.randint(1, 2)))
+        for r, c in zone:
+            grid[r][c] = "." if (r, c) in gap else (grid[r][c] if grid[r][c] != "." else "#")
+    for _ in range(draw(st.integers(0, 6))):
+        grid[rng.randrange(10)][rng.randrange(10)] = "S"
+    return ref.grid_text(grid)
+
+
+def _completes_zone(zones, occupied: int) -> bool:
+    return any(occupied & z == z for z in zones)
+
+
+@st.composite
+def scenarios(draw):
+    """(variant, board text, streak, legal move list)."""
+    variant = draw(st.sampled_from(VARIANTS))
+    text = draw(boards(variant))
+    streak = draw(st.integers(0, 4))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    occupied = parse_board(text).occupied
+    game = Game(find_variant(variant), parse_board(text), Streak.carried_in(streak))
+    zones = ZONE_MASKS[variant]
+    moves = []
+    for _ in range(draw(st.integers(1, 10))):
+        pieces = rng.sample(CANONICAL_IDS, len(CANONICAL_IDS))
+        want_clear = rng.random() < 0.5  # then prefer a placement that completes a zone
+        move = fallback = None
+        for pid in pieces:
+            piece = get_piece(pid)
+            spots = [(r, c) for r in range(11 - piece.height) for c in range(11 - piece.width)
+                     if not placement_mask(pid, r, c) & occupied]
+            if not spots:
+                continue
+            if fallback is None:
+                fallback = Placement(pid, *rng.choice(spots))
+            if not want_clear:
+                break
+            clearing = [s for s in spots if _completes_zone(zones, occupied | placement_mask(pid, *s))]
+            if clearing:
+                move = Placement(pid, *rng.choice(clearing))
+                break
+        move = move or fallback
+        if move is None:
+            break
+        game.apply(move)
+        occupied = game.board.occupied
+        moves.append(move)
+    return variant, text, streak, moves
+
+
+@PROFILE
+@given(scenarios())
+def test_placement_invariants(scenario):
+    variant, text, streak, moves = scenario
+    game = Game(find_variant(variant), parse_board(text), Streak.carried_in(streak))
+    stones = game.board.stones
+    for move in moves:
+        before = game.board
+        mask = placement_mask(move.piece, move.row, move.col)
+        result = game.apply(move)
+        after = game.board
+        # stones never move
+        assert after.stones == stones
+        # the piece went on empty cells; what disappeared is exactly the complete zones
+        assert not mask & before.occupied
+        placed = before.filled | mask
+        complete = [z for z in ZONE_MASKS[variant] if (placed | stones) & z == z and z & ~stones]
+        union = 0
+        for z in complete:
+            union |= z
+        cleared = placed & ~after.filled
+        assert cleared == union & ~stones
+        assert after.filled & ~placed == 0  # nothing appears from nowhere
+        # cells conserved
+        assert after.filled.bit_count() == before.filled.bit_count() + get_piece(move.piece).size - cleared.bit_count()
+        # no complete zone is left standing
+        assert not any((after.occupied & z) == z and z & ~stones for z in ZONE_MASKS[variant])
+        # pumpkins only ever disappear
+        assert after.pumpkins & ~before.pumpkins == 0
+        assert after.pumpkins & ~after.filled == 0
+        # points at least the cell points; more exactly when zones were cleared
+        cell_points = ref.CELL_POINTS[variant] * get_piece(move.piece).size
+        assert result.points >= cell_points
+        assert (result.lines + result.regions) == len(complete)
+        if complete:
+            assert result.points > cell_points
+        event(f"zones cleared by one placement: {min(len(complete), 3)}")
+
+
+@PROFILE
+@given(scenarios())
+def test_replay_is_deterministic(scenario):
+    variant, text, streak, moves = scenario
+    runs = []
+    for _ in range(2):
+        game = Game(find_variant(variant), parse_board(text), Streak.carried_in(streak))
+        points = [game.apply(parse_move(m.to_json())).points for m in moves]
+        runs.append((points, game.score, game.board.text(), game.streak))
+    assert runs[0] == runs[1]
+
+
+@PROFILE
+@given(scenarios())
+def test_engine_agrees_with_reference_on_hypothesis_cases(scenario):
+    variant, text, streak, moves = scenario
+    game = Game(find_variant(variant), parse_board(text), Streak.carried_in(streak))
+    expected = ref.RefGame(variant, text, streak)
+    for m in moves:
+        assert game.apply(m).points == expected.place(m.piece, m.row, m.col)
+    assert game.board.text() == expected.text
+    assert game.streak.run == expected.run
+
+
+@PROFILE
+@given(boards())
+def test_board_text_round_trips(text):
+    board = parse_board(text)
+    assert board.text() == text
+    assert parse_board(str(board)) == board  # newline form
+    assert parse_board(board.rows()) == board  # list-of-rows form
+    assert parse_board("\n" + str(board) + "\n") == board
+    assert board.mirrored().mirrored() == board
+    assert board.filled & board.stones == 0
+    assert board.pumpkins & ~board.filled == 0
+    assert board.filled.bit_count() + board.stones.bit_count() == 100 - text.count(".")
+
+
+def test_board_round_trip_of_every_character():
+    text = "/".join((".#SP" * 6)[r:r + 10] for r in range(10))
+    assert parse_board(text).text() == text
+    assert Board().text() == "/".join(["." * 10] * 10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(VARIANTS), st.integers(0, 2**64))
+def test_seeded_deals_are_identical_for_the_same_seed(variant, seed):
+    a, b = RandomDeals(find_variant(variant), seed), RandomDeals(find_variant(variant), seed)
+    trays_a = [a.next_tray() for _ in range(30)]
+    assert trays_a == [b.next_tray() for _ in range(30)]
+    assert all(len(t) == 3 for t in trays_a)
+    assert {p for t in trays_a for p in t} <= set(ref.shape_probabilities(variant))
+
+
+def _deal(variant: str, seed: int, count: int) -> list[str]:
+    deals = RandomDeals(find_variant(variant), seed)
+    return [deals.next_piece() for _ in range(count)]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_different_seeds_give_different_deals(variant):
+    assert len({tuple(_deal(variant, seed, 10)) for seed in range(20)}) == 20
+
+
+def test_trays_come_from_the_piece_stream():
+    deals, pieces = RandomDeals(find_variant("arabic"), 7), RandomDeals(find_variant("arabic"), 7)
+    assert [p for _ in range(5) for p in deals.next_tray()] == [pieces.next_piece() for _ in range(15)]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_deal_distribution_matches_supply_weights(variant):
+    draws = 20_000
+    counts = Counter(_deal(variant, 12345, draws))
+    probs = ref.shape_probabilities(variant)
+    assert set(counts) == set(probs)  # every shape of the supply turns up, nothing else
+    chi2 = 0.0
+    for shape, p in probs.items():
+        expected = draws * p
+        sigma = math.sqrt(draws * p * (1 - p))
+        assert abs(counts[shape] - expected) < 5 * sigma, (shape, counts[shape], expected)
+        chi2 += (counts[shape] - expected) ** 2 / expected
+    dof = len(probs) - 1
+    # far beyond the 99.9th percentile of chi-square with this many degrees of freedom
+    assert chi2 < dof + 6 * math.sqrt(2 * dof) + 10, chi2
