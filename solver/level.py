@@ -113,6 +113,9 @@ class Level:
 def parse_level(data: Any, where: str = "level") -> Level:
     if isinstance(data, dict) and "format" not in data and where != "level":
         data = {"format": LEVEL_FORMAT, **data}  # levels inside a pack may omit it
+    if isinstance(data, dict) and isinstance(data.get("board"), list):
+        # before the schema, whose pattern error would not name the column and character
+        parse_board(data["board"], f"{where}: field board")
     validate_schema(data, "level", where)
     variant = find_variant(data["variant"])
     try:
