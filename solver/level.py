@@ -225,8 +225,11 @@ class Replay:
     game: Game | None = None
 
 
-def play_solution(level: Level, moves: list[Move]) -> Replay:
-    """Replay ``moves`` through the engine and judge them against the level's goals and limit."""
+def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -> Replay:
+    """Replay ``moves`` through the engine and judge them against the level's goals and limit.
+
+    With ``ignore_score`` the score goal is not judged (as for ``best.score``).
+    """
     game = level.new_game()
     placed = 0
     for i, move in enumerate(moves):
@@ -239,7 +242,7 @@ def play_solution(level: Level, moves: list[Move]) -> Replay:
             game.apply(move)
         except TenfoldError as err:
             return Replay(False, game.final_score, placed, f"move {i}: illegal: {err}", game)
-    if not level.goals_met(game):
+    if not level.goals_met(game, ignore_score=ignore_score):
         unmet = [g for g in level.goals if not _goal_holds(level, g, game)]
         return Replay(False, game.final_score, placed, f"goals not met at the end: {json.dumps(unmet)}", game)
     return Replay(True, game.final_score, placed, "", game)

@@ -1,0 +1,111 @@
+"""``tenfold solve`` and ``tenfold verify`` for levels and packs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import cli_errors, emit_json, progress, read_json_arg
+from solver.campaign import CampaignAnswer, solve_level
+from solver.errors import RulesError
+from solver.level import Level, Pack, parse_level_or_pack
+from solver.verify import verify_level
+
+METHODS = ("search", "cpsat", "auto")
+
+
+def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
+    """The levels a command works on, and whether the input was a single level."""
+    item = parse_level_or_pack(read_json_arg(path, path), path)
+    if isinstance(item, Pack):
+        if level_id is not None:
+            return [item.level(level_id)], True
+        return list(item.levels), False
+    if level_id is not None and level_id != item.id:
+        raise RulesError(f"--level: the file holds level {item.id!r}, not {level_id!r}")
+    return [item], True
+
+
+def solve_one(level: Level, method: str, time_limit: float) -> CampaignAnswer:
+    if method not in METHODS:
+        raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
+    if method == "search":
+        return solve_level(level, time_limit=time_limit, hint=level.solution)
+    from solver.campaign_cpsat import solve_level_cpsat
+
+    if method == "cpsat":
+        return solve_level_cpsat(level, time_limit=time_limit)
+    answer = solve_level(level, time_limit=time_limit / 2, hint=level.solution)
+    if answer.complete:
+        return answer
+    return solve_level_cpsat(level, time_limit=time_limit / 2, hint=answer.best_line)
+
+
+@cli_errors
+def solve(
+    path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
+    level: Annotated[Optional[str], typer.Option("--level", help="the level id inside a pack")] = None,
+    time_limit: Annotated[float, typer.Option(help="seconds per level")] = 30.0,
+    method: Annotated[str, typer.Option(help="search, cpsat or auto")] = "search",
+    json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Is the level solvable, and what is its best score (with proof status)?"""
+    levels, single = load_levels(path, level)
+    if single:
+        answer = solve_one(levels[0], method, time_limit)
+        if json_out:
+            emit_json(answer.to_json())
+            return
+        typer.echo(_summary_line(levels[0], answer))
+        if answer.solution:
+            typer.echo("solution: " + " ".join(_move_text(m) for m in answer.solution))
+        return
+    answers = []
+    with progress(levels, label="solving") as bar:
+        for lv in bar:
+            answers.append((lv, solve_one(lv, method, time_limit)))
+    if json_out:
+        emit_json([{"id": lv.id, **a.to_json()} for lv, a in answers])
+        return
+    for lv, answer in answers:
+        typer.echo(_summary_line(lv, answer))
+    proven = sum(a.proof != "bound" for _, a in answers)
+    solvable = sum(a.solvable for _, a in answers)
+    typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven")
+
+
+def _summary_line(level: Level, answer: CampaignAnswer) -> str:
+    return (
+        f"{level.id:<16} solvable={'yes' if answer.solvable else 'no ':<3} best={answer.best_score!s:<6} "
+        f"proof={answer.proof:<10} bound={answer.bound!s:<6} nodes={answer.nodes:<8} {answer.seconds:.2f}s"
+    )
+
+
+def _move_text(move) -> str:
+    data = move.to_json()
+    if "token" in data:
+        return "[" + " ".join(f"{k}={v}" for k, v in data.items()) + "]"
+    return f"{data['piece']}@{data['row']},{data['col']}"
+
+
+@cli_errors
+def verify(
+    path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
+    time_limit: Annotated[float, typer.Option(help="seconds per level to re-prove best")] = 60.0,
+) -> None:
+    """Replay every stored solution and re-prove every best claim; exit 1 if any claim is false."""
+    levels, _ = load_levels(path, None)
+    failed = 0
+    for lv in levels:
+        verdict = verify_level(lv, time_limit)
+        typer.echo(verdict.line())
+        failed += not verdict.ok
+    if failed:
+        typer.echo(f"{failed} of {len(levels)} levels carry a false or unconfirmed claim", err=True)
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(solve)
+    app.command()(verify)

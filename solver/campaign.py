@@ -1,0 +1,306 @@
+"""The campaign solver: is a level solvable, and what is its best score — with proof.
+
+The search is depth-first over the whole move sequence (trays in order,
+any order inside a tray, clears between, every token use the variant
+allows), with a transposition table across trays: a state reached again
+with no more points than before has nothing new below it and is pruned.
+Branch-and-bound cuts subtrees whose admissible upper bound cannot beat the
+best found. When the search finishes inside its budget its answer is
+proven (``optimal`` or ``infeasible``); otherwise it reports the best found
+and the root's upper bound (``bound``).
+
+Score definition (RULES.md §3): the best score is the highest final score
+(placement points plus the bonus for unspent tokens) of any legal sequence
+of at most ``limit`` placements whose end satisfies every goal other than
+the score goal.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from .bitboard import Bitboard, cell_col, cell_row, scan_cells
+from .bounds import clear_points_bound
+from .engine import Streak, has_complete_zone, placement_points, settle
+from .level import Level, play_solution
+from .moves import Move, Placement, TokenUse
+from .pieces import get_piece, placements, rotate_cw
+
+PROOF_OPTIMAL = "optimal"
+PROOF_BOUND = "bound"
+PROOF_INFEASIBLE = "infeasible"
+
+
+@dataclass(frozen=True)
+class State:
+    filled: Bitboard
+    pumpkins: Bitboard
+    tray_index: int  # index of the tray being placed (len(trays) once all are done)
+    tray: tuple[str, ...]  # pieces left in that tray, sorted
+    run: int
+    turn_cleared: bool
+    prev_turn_cleared: bool
+    tokens: int
+    reserve_index: int
+    placed: int
+
+
+@dataclass
+class CampaignAnswer:
+    solvable: bool
+    best_score: int | None
+    proof: str  # optimal | bound | infeasible
+    bound: int | None
+    solution: list[Move] | None  # meets every goal (score goal included) when solvable
+    best_line: list[Move] | None  # reaches best_score
+    nodes: int = 0
+    seconds: float = 0.0
+    complete: bool = True  # the search finished inside its budget
+
+    def to_json(self) -> dict:
+        return {
+            "solvable": self.solvable,
+            "best_score": self.best_score,
+            "proof": self.proof,
+            "bound": self.bound,
+            "solution": None if self.solution is None else [m.to_json() for m in self.solution],
+        }
+
+
+class _Budget(Exception):
+    pass
+
+
+@dataclass
+class CampaignSearch:
+    level: Level
+    time_limit: float = 30.0
+    node_limit: int = 5_000_000
+    nodes: int = 0
+    _deadline: float = 0.0
+    _best: int | None = None
+    _best_line: list[Move] = field(default_factory=list)
+    _seen: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        level = self.level
+        self.variant = level.variant
+        self.stones = level.board.stones
+        self.trays = [tuple(sorted(t)) for t in level.trays]
+        self.reserve = list(level.reserve)
+        self.limit = level.limit
+        self.bonus = self.variant.token_bonus
+        self.need_pumpkins = any(g.get("pumpkins") for g in level.goals)
+        self.need_all = any(g.get("place_all") for g in level.goals)
+        self.kinds = self.variant.token_kinds
+
+    # ------------------------------------------------------------------
+    def _upper_bound(self, s: State, points: int) -> int:
+        """Admissible: the unspent tokens' bonus, every remaining cell, and the clear-points bound."""
+        variant = self.variant
+        left = self.limit - s.placed
+        pieces = list(s.tray)
+        trays_ending = 1 if s.tray else 0
+        for t in self.trays[s.tray_index + 1:]:
+            pieces.extend(t)
+            trays_ending += 1
+        if s.tokens and self.kinds & {"reroll", "swap", "refresh"}:
+            pieces.extend(self.reserve[s.reserve_index:])
+        pieces.sort(key=lambda p: get_piece(p).size, reverse=True)
+        pieces = pieces[:left]
+        cells = sum(get_piece(p).size for p in pieces)
+        total = points + s.tokens * self.bonus + cells * variant.cell_points
+        clears = clear_points_bound(variant, s.filled, self.stones, pieces, s.run)
+        total += clears
+        if variant.flow_bonus:
+            if clears:
+                total += variant.flow_bonus * trays_ending
+            elif s.turn_cleared and s.prev_turn_cleared:
+                total += variant.flow_bonus
+        return total
+
+    def _ends_ok(self, s: State) -> bool:
+        """Every goal except the score holds if the sequence stops here."""
+        if self.need_pumpkins and s.pumpkins:
+            return False
+        if self.need_all and s.tray_index < len(self.trays):
+            return False
+        return True
+
+    # ------------------------------------------------------------------
+    def run(self, target: int | None = None, hint: list[Move] | None = None) -> CampaignAnswer:
+        """Search for the best score; with ``target``, stop as soon as a line reaches it.
+
+        ``hint``, a known legal line, starts the branch-and-bound with its score.
+        """
+        start = time.perf_counter()
+        if hint:
+            self._seed(hint)
+        self._deadline = start + self.time_limit
+        level = self.level
+        first = self.trays[0] if self.trays else ()
+        s0 = State(level.board.filled, level.board.pumpkins, 0, first, 0, False, False,
+                   level.tokens, 0, 0)
+        self._target = target
+        self._full_scan = has_complete_zone(self.variant, level.board.filled, self.stones)
+        complete = True
+        try:
+            self._search(s0, 0, [])
+        except _Budget:
+            complete = False
+        except _Found:
+            complete = False
+        seconds = time.perf_counter() - start
+        best = self._best
+        line = list(self._best_line) if best is not None else None
+        goal = level.score_goal
+        solvable = best is not None and (goal is None or best >= goal)
+        if complete:
+            proof = PROOF_OPTIMAL if best is not None else PROOF_INFEASIBLE
+            bound = best
+        else:
+            proof = PROOF_BOUND
+            bound = self._upper_bound(s0, 0)
+        return CampaignAnswer(solvable, best, proof, bound, line if solvable else None, line,
+                              self.nodes, seconds, complete)
+
+    def _seed(self, hint: list[Move]) -> None:
+        replay = play_solution(self.level, hint, ignore_score=True)
+        if replay.ok:
+            self._best = replay.score
+            self._best_line = list(hint)
+
+    def _offer(self, s: State, points: int, line: list[Move]) -> None:
+        final = points + s.tokens * self.bonus
+        if self._best is None or final > self._best:
+            self._best = final
+            self._best_line = list(line)
+            if self._target is not None and final >= self._target:
+                raise _Found
+
+    def _search(self, s: State, points: int, line: list[Move]) -> None:
+        self.nodes += 1
+        if self.nodes & 1023 == 0 and (time.perf_counter() > self._deadline or self.nodes > self.node_limit):
+            raise _Budget
+        if self._ends_ok(s):
+            self._offer(s, points, line)
+        if s.placed >= self.limit or s.tray_index >= len(self.trays):
+            return
+        if self._best is not None and self._upper_bound(s, points) <= self._best:
+            return
+        seen = self._seen.get(s)
+        if seen is not None and seen >= points:
+            return
+        self._seen[s] = points
+        occupied = s.filled | self.stones
+        # Placements, those that complete a zone first (they raise the best soonest).
+        later = []
+        for piece in dict.fromkeys(s.tray):
+            for spot in placements(piece):
+                if spot.mask & occupied:
+                    continue
+                if self._completes(occupied | spot.mask, spot.mask):
+                    self._place(s, piece, spot, points, line)
+                else:
+                    later.append((piece, spot))
+        for piece, spot in later:
+            self._place(s, piece, spot, points, line)
+        if s.tokens <= 0:
+            return
+        # Token uses. A rotation only matters for the piece placed right after it,
+        # so "rotate, then place that piece" is searched as one step.
+        if "rotate" in self.kinds:
+            for piece in dict.fromkeys(s.tray):
+                tried = {piece}
+                for turns in (1, 2, 3):
+                    turned = rotate_cw(get_piece(piece), turns).id
+                    if turned in tried:
+                        continue  # a symmetric piece: this turn gives a shape already tried
+                    tried.add(turned)
+                    token = TokenUse("rotate", piece=piece, turns=turns)
+                    spent = _replace(s, tokens=s.tokens - 1, tray=tuple(sorted(
+                        s.tray[:s.tray.index(piece)] + (turned,) + s.tray[s.tray.index(piece) + 1:])))
+                    for spot in placements(turned):
+                        if spot.mask & occupied:
+                            continue
+                        line.append(token)
+                        self._place(spent, turned, spot, points, line)
+                        line.pop()
+        if "remove" in self.kinds:
+            for cell in scan_cells(s.filled):
+                bit = 1 << cell
+                line.append(TokenUse("remove", row=cell_row(cell), col=cell_col(cell)))
+                self._search(_replace(s, filled=s.filled & ~bit, pumpkins=s.pumpkins & ~bit,
+                                      tokens=s.tokens - 1), points, line)
+                line.pop()
+        if self.kinds & {"reroll", "refresh", "swap"} and s.reserve_index < len(self.reserve):
+            self._redeal(s, points, line)
+
+    def _completes(self, occupied: Bitboard, mask: Bitboard) -> bool:
+        return any(occupied & zone == zone for zone, _ in self.variant.zones_touching(mask))
+
+    def _redeal(self, s: State, points: int, line: list[Move]) -> None:
+        reserve = self.reserve
+        if "swap" in self.kinds:
+            for piece in dict.fromkeys(s.tray):
+                i = s.tray.index(piece)
+                tray = tuple(sorted(s.tray[:i] + (reserve[s.reserve_index],) + s.tray[i + 1:]))
+                line.append(TokenUse("swap", piece=piece))
+                self._search(_replace(s, tray=tray, tokens=s.tokens - 1, reserve_index=s.reserve_index + 1),
+                             points, line)
+                line.pop()
+        need = len(s.tray)
+        if s.reserve_index + need <= len(reserve):
+            tray = tuple(sorted(reserve[s.reserve_index:s.reserve_index + need]))
+            kind = "reroll" if "reroll" in self.kinds else "refresh"
+            if kind in self.kinds:
+                line.append(TokenUse(kind))
+                self._search(_replace(s, tray=tray, tokens=s.tokens - 1,
+                                      reserve_index=s.reserve_index + need), points, line)
+                line.pop()
+
+    def _place(self, s: State, piece: str, spot, points: int, line: list[Move]) -> None:
+        variant = self.variant
+        full_scan = self._full_scan and s.placed == 0
+        filled, lines, regions = settle(variant, s.filled, self.stones, spot.mask, full_scan)
+        cleared = lines + regions > 0
+        gained = placement_points(variant, spot.mask.bit_count(), lines, regions, s.run)
+        i = s.tray.index(piece)
+        tray = s.tray[:i] + s.tray[i + 1:]
+        run = s.run + 1 if cleared else 0
+        turn_cleared = s.turn_cleared or cleared
+        prev = s.prev_turn_cleared
+        tray_index = s.tray_index
+        if not tray:
+            if turn_cleared and prev:
+                gained += variant.flow_bonus
+            prev = turn_cleared
+            turn_cleared = False
+            tray_index += 1
+            tray = self.trays[tray_index] if tray_index < len(self.trays) else ()
+        if variant.name == "halloween":
+            run_key = min(run, 1)
+        elif variant.name == "arabic":
+            run_key = 0
+        else:
+            run_key = run
+        nxt = State(filled, s.pumpkins & filled, tray_index, tray, run_key, turn_cleared, prev,
+                    s.tokens, s.reserve_index, s.placed + 1)
+        line.append(Placement(piece, spot.row, spot.col))
+        self._search(nxt, points + gained, line)
+        line.pop()
+
+
+class _Found(Exception):
+    pass
+
+
+def _replace(s: State, **changes) -> State:
+    data = {**s.__dict__, **changes}
+    return State(**data)
+
+
+def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 5_000_000,
+                target: int | None = None, hint: list[Move] | None = None) -> CampaignAnswer:
+    return CampaignSearch(level, time_limit, node_limit).run(target, hint)
