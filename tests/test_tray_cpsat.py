@@ -1,0 +1,256 @@
+"""The CP-SAT tray model against the tray search, the move applier and a brute force.
+
+Seeded random positions per variant (stones, boards 0-70% full, several
+nearly complete or already complete zones; trays of 1-3 pieces from the
+variant's supply; streaks 0-3 carried in): search and CP-SAT must agree on
+placeability and best score, and every CP-SAT plan must replay through
+``Game`` to exactly its score. Small cases are also checked against an
+exhaustive enumeration written here from RULES.md §1.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from itertools import permutations
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from solver.board import Board, parse_board
+from solver.deals import RandomDeals
+from solver.engine import Game, Streak
+from solver.moves import Placement
+from solver.pieces import get_piece, placements
+from solver.tray import TraySearch, health
+from solver.tray_cpsat import cpsat_answer, cpsat_safe_moves, cpsat_tray
+from solver.variants import find_variant
+
+VARIANTS = ("halloween", "arabic", "sudoku")
+CASES_PER_VARIANT = 250
+TIE_BREAK_CASES = 40
+BRUTE_FORCE_LIMIT = 300_000  # placements sequences to enumerate at most per case
+
+
+def random_position(variant, rng: random.Random) -> Board:
+    stones = 0
+    for _ in range(rng.choice((0, 0, 1, 2, 4))):
+        stones |= 1 << rng.randrange(100)
+    density = rng.uniform(0.0, 0.7)
+    filled = sum(1 << c for c in range(100) if rng.random() < density)
+    for _ in range(rng.randrange(4)):
+        # a nearly complete zone; now and then one already complete
+        zone = rng.choice(variant.zones)
+        cells = [c for c in range(100) if zone >> c & 1]
+        gaps = set(rng.sample(cells, rng.choice((0, 1, 1, 2, 2, 3))))
+        for c in cells:
+            filled = filled & ~(1 << c) if c in gaps else filled | (1 << c)
+    return Board(filled & ~stones, stones)
+
+
+def random_case(variant, seed: int) -> tuple[Board, list[str], int]:
+    rng = random.Random(seed)
+    board = random_position(variant, rng)
+    deals = RandomDeals(variant, seed)
+    empty = 100 - board.occupied.bit_count()
+    # Three pieces on a roomy board take CP-SAT a second to prove: keep those trays small.
+    size = rng.randint(1, 3 if empty <= 60 else 2)
+    return board, [deals.next_piece() for _ in range(size)], rng.randint(0, 3)
+
+
+def replay(variant, board, pieces, streak, plan) -> Game:
+    game = Game(variant, board, Streak.carried_in(streak), 0, list(pieces))
+    for move in plan:
+        game.apply(move)
+    assert not game.tray
+    return game
+
+
+def brute_force(variant, board, pieces, streak) -> int | None:
+    """Best tray score by trying every order and every spot (RULES.md §1, read afresh)."""
+    stones = board.stones
+    zones = [(z, i >= len(variant.lines)) for i, z in enumerate(variant.zones) if z & ~stones]
+    best = None
+
+    def go(filled, rest, run, tray_cleared, points):
+        nonlocal best
+        if not rest:
+            if variant.flow_bonus and tray_cleared and streak > 0:
+                points += variant.flow_bonus
+            best = points if best is None else max(best, points)
+            return
+        occupied = filled | stones
+        for spot in placements(rest[0]):
+            if spot.mask & occupied:
+                continue
+            now = filled | spot.mask
+            done = [(z, r) for z, r in zones if (now | stones) & z == z]
+            cleared = 0
+            for z, _ in done:
+                cleared |= z
+            lines = sum(1 for _, r in done if not r)
+            regions = len(done) - lines
+            gained = spot.mask.bit_count() * variant.cell_points + _clear_points(variant.name, lines, regions, run)
+            go(now & ~cleared, rest[1:], run + 1 if done else 0, tray_cleared or bool(done), points + gained)
+
+    for order in set(permutations(get_piece(p).id for p in pieces)):
+        go(board.filled, order, streak, False, 0)
+    return best
+
+
+def _clear_points(name: str, lines: int, regions: int, run: int) -> int:
+    n = lines + regions
+    if n == 0:
+        return 0
+    if name == "halloween":
+        return 10 * n * (n + 1) // 2 + (5 if run > 0 else 0)
+    if name == "arabic":
+        return (0, 100, 300, 600, 1200)[min(n, 4)]
+    base = (150 if regions else 100) if n == 1 else 100 * n * n
+    return base + base * run // 2
+
+
+def sequences(board, pieces) -> int:
+    """How many (order, spots) sequences the brute force would try, at most."""
+    free = ~board.stones
+    total = 1
+    for p in pieces:
+        total *= sum(1 for s in placements(get_piece(p).id) if s.mask & free == s.mask)
+    return total * len(set(permutations(pieces)))
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_cpsat_agrees_with_search(name):
+    variant = find_variant(name)
+    disagreements = []
+    placeable = cleared = brute_forced = 0
+    for seed in range(CASES_PER_VARIANT):
+        board, pieces, streak = random_case(variant, seed)
+        where = f"{name} seed={seed} board={board.text()} tray={pieces} streak={streak}"
+        found = TraySearch(variant, board, Streak.carried_in(streak)).best(pieces)
+        witness = TraySearch(variant, board, Streak.carried_in(streak)).placeable(pieces)
+        answer = cpsat_tray(variant, board, pieces, streak)
+        assert answer.optimal, where
+        if (found is None) != (not answer.placeable) or (witness is None) != (not answer.placeable):
+            disagreements.append(f"placeable: search {found is not None}, cpsat {answer.placeable}: {where}")
+            continue
+        if found is None:
+            assert answer.best_score is None and answer.plan is None
+            continue
+        placeable += 1
+        if found[0] != answer.best_score:
+            disagreements.append(f"best: search {found[0]}, cpsat {answer.best_score}: {where}")
+        game = replay(variant, board, pieces, streak, answer.plan)
+        assert game.score == answer.best_score, f"cpsat plan replays to {game.score}: {where}"
+        assert replay(variant, board, pieces, streak, found[1]).score == found[0], where
+        cleared += game.streak.prev_turn_cleared  # the tray cleared a zone
+        if sequences(board, pieces) <= BRUTE_FORCE_LIMIT:
+            brute_forced += 1
+            assert brute_force(variant, board, pieces, streak) == answer.best_score, where
+    assert not disagreements, "\n".join(disagreements)
+    # the positions must exercise the interesting parts, not only trivial trays
+    assert placeable >= CASES_PER_VARIANT // 2
+    assert cleared >= CASES_PER_VARIANT // 10
+    assert brute_forced >= CASES_PER_VARIANT // 10
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_tie_break_matches_search_health(name):
+    variant = find_variant(name)
+    for seed in range(1000, 1000 + TIE_BREAK_CASES):
+        board, pieces, streak = random_case(variant, seed)
+        found = TraySearch(variant, board, Streak.carried_in(streak)).best(pieces)
+        answer = cpsat_tray(variant, board, pieces, streak, tie_break=True)
+        if found is None:
+            assert not answer.placeable
+            continue
+        ours = replay(variant, board, pieces, streak, answer.plan)
+        theirs = replay(variant, board, pieces, streak, found[1])
+        assert (ours.score, health(ours.board.filled, ours.board.stones)) == (
+            theirs.score, health(theirs.board.filled, theirs.board.stones)
+        ), f"{name} seed={seed} board={board.text()} tray={pieces} streak={streak}"
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_safe_moves_match_search(name):
+    variant = find_variant(name)
+    checked = 0
+    for seed in range(2000, 2060):
+        board, pieces, streak = random_case(variant, seed)
+        if len(pieces) < 2 or board.occupied.bit_count() < 60:
+            continue
+        checked += 1
+        expected = TraySearch(variant, board, Streak.carried_in(streak)).safe_moves(pieces)
+        assert cpsat_safe_moves(variant, board, pieces) == expected, f"{name} seed={seed}"
+    assert checked >= 5
+
+
+def test_stone_zone_never_counts_and_complete_zone_counts_once():
+    variant = find_variant("halloween")
+    # Row 0 is all stones (never counts); row 1 is already complete (clears on the first placement).
+    board = parse_board("S" * 10 + "/" + "#" * 10 + "/" + "/".join(["." * 10] * 8))
+    answer = cpsat_tray(variant, board, ["1x1", "1x1"])
+    assert answer.best_score == 1 + 10 + 1  # first placement clears row 1; the second clears nothing
+    assert replay(variant, board, ["1x1", "1x1"], 0, answer.plan).score == answer.best_score
+
+
+def test_unplaceable_and_empty_tray():
+    variant = find_variant("sudoku")
+    board = parse_board("/".join(["#.#.#.#.#."] * 10))
+    answer = cpsat_tray(variant, board, ["1x2"])
+    assert (answer.placeable, answer.best_score, answer.plan, answer.optimal) == (False, None, None, True)
+    assert cpsat_tray(variant, board, []).best_score == 0
+
+
+def test_streak_scoring_per_variant():
+    # One 1x1 completes row 0 (and column 9 in none): points depend on the carried-in streak.
+    board = parse_board("#########./" + "/".join(["." * 10] * 9))
+    expected = {
+        ("halloween", 0): 1 + 10, ("halloween", 2): 1 + 10 + 5,
+        ("arabic", 0): 1 + 100, ("arabic", 2): 1 + 100 + 50,
+        ("sudoku", 0): 10 + 100, ("sudoku", 2): 10 + 200,
+    }
+    for (name, streak), points in expected.items():
+        assert cpsat_tray(find_variant(name), board, ["1x1"], streak).best_score == points, (name, streak)
+
+
+def test_deterministic():
+    variant = find_variant("sudoku")
+    board, pieces, streak = random_case(variant, 7)
+    first = cpsat_tray(variant, board, pieces, streak)
+    assert all(cpsat_tray(variant, board, pieces, streak) == first for _ in range(3))
+
+
+def test_cpsat_answer_and_cli():
+    variant = find_variant("arabic")
+    board = parse_board("#########./" + "/".join(["#.########"] * 9))
+    answer = cpsat_answer(variant, board, ["1x1", "2x1"], 1)
+    assert answer.placeable
+    assert answer.best_score == TraySearch(variant, board, Streak.carried_in(1)).best(["1x1", "2x1"])[0]
+    assert replay(variant, board, ["1x1", "2x1"], 1, answer.plan).score == answer.best_score
+    result = CliRunner().invoke(
+        app, ["tray", "--rules", "arabic", "--board", board.text(), "--tray", "1x1,2x1",
+              "--streak", "1", "--method", "cpsat", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    search = CliRunner().invoke(
+        app, ["tray", "--rules", "arabic", "--board", board.text(), "--tray", "1x1,2x1",
+              "--streak", "1", "--json"],
+    )
+    expected = json.loads(search.output)
+    for key in ("placeable", "best_score", "safe_moves"):
+        assert data[key] == expected[key]
+    assert data["plan"] == [m.to_json() for m in answer.plan]
+    assert all(isinstance(m, Placement) for m in answer.plan)
+
+
+def test_cli_cpsat_rescue_is_a_clear_error():
+    board = "/".join(["#.#.#.#.#."] * 10)
+    result = CliRunner().invoke(
+        app, ["tray", "--rules", "arabic", "--board", board, "--tray", "1x2", "--tokens", "1",
+              "--method", "cpsat"],
+    )
+    assert result.exit_code == 2
+    assert "token" in result.output
