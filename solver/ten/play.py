@@ -1,0 +1,140 @@
+"""Seeded Ten games: random positions for tests and benchmarks, and games between solver players."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field as dataclass_field, replace
+from typing import Callable
+
+from solver.errors import RulesError
+from solver.ten.chance import solve_hidden
+from solver.ten.field import Field, tile_code
+from solver.ten.position import BLACK, VALUES, WHITE, Colour, TenPosition
+from solver.ten.rules import ROW_FIRST, ROW_LAST, TenMove, apply_move, legal_moves, placement_cells
+from solver.ten.search import SolveResult, repetition_key, solve_open
+
+FULL_HAND = tuple(v for v in VALUES for _ in range(5))
+
+
+def shuffled_rows(rng: random.Random, size: int = 15) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each player's 15 tiles blind-shuffled into a row (the first ``size`` of them)."""
+    rows = []
+    for _ in (WHITE, BLACK):
+        tiles = list(FULL_HAND)
+        rng.shuffle(tiles)
+        rows.append(tuple(tiles[:size]))
+    return rows[0], rows[1]
+
+
+def new_game(seed: int, variant: str = "open") -> TenPosition:
+    rng = random.Random(seed)
+    if variant == "open":
+        return TenPosition({}, WHITE, "open", rows=shuffled_rows(rng))
+    if variant == "hidden":
+        return TenPosition({}, WHITE, "hidden", stacks=((5, 5, 5), (5, 5, 5)))
+    raise RulesError(f"--variant: unknown variant {variant!r} (expected 'open' or 'hidden')")
+
+
+def random_open_position(seed: int, tiles_left: int, row_size: int = 15,
+                         quiet: bool = False, attempts: int = 1000) -> TenPosition:
+    """Random non-winning placements from shuffled rows until ``tiles_left`` tiles remain in the rows.
+
+    ``quiet`` also asks that the side to move cannot win at once (so the position needs search).
+    """
+    rng = random.Random(seed)
+    if not 0 <= tiles_left <= 2 * row_size:
+        raise RulesError(f"tiles_left: expected 0 to {2 * row_size}, got {tiles_left}")
+    for _ in range(attempts):
+        rows = [list(r) for r in shuffled_rows(rng, row_size)]
+        field = Field()
+        mover = WHITE
+        stuck = False
+        while len(rows[0]) + len(rows[1]) > tiles_left:
+            row = rows[mover]
+            choices = [(c, e) for c in placement_cells(field) for e in ((ROW_FIRST, ROW_LAST) if len(row) > 1
+                                                                       else (ROW_FIRST,))]
+            rng.shuffle(choices)
+            for cell, end in choices:
+                value = row[0] if end == ROW_FIRST else row[-1]
+                if not field.placing_wins(cell, mover, value):
+                    field.place(cell, tile_code(mover, value))
+                    row.pop(0 if end == ROW_FIRST else -1)
+                    break
+            else:
+                stuck = True
+                break
+            mover = 1 - mover
+        if stuck:
+            continue
+        tiles = {field.coord(c): (code >> 2, code & 3) for c, code in field.tiles.items()}
+        position = TenPosition(tiles, mover, "open", rows=(tuple(rows[0]), tuple(rows[1])))
+        if quiet:
+            cells = placement_cells(field)
+            if any(field.placing_wins(c, mover, v) for c in cells for v in position.available_values(mover)):
+                continue
+        return position
+    raise RulesError(f"no random position with {tiles_left} tiles left after {attempts} attempts (seed {seed})")
+
+
+@dataclass
+class PlayedGame:
+    seed: int
+    variant: str
+    moves: list[tuple[Colour, TenMove]] = dataclass_field(default_factory=list)
+    winner: Colour | None = None
+    drawn: bool = False  # threefold repetition
+    final: TenPosition | None = None
+
+
+def choose_move(position: TenPosition, history: dict, depth: int, time_limit: float,
+                rng: random.Random) -> tuple[TenMove, SolveResult]:
+    """The solver's move: its principal variation's first move, else a seeded random legal move."""
+    if position.variant == "open":
+        plies = depth if position.hand_size(position.to_move) else min(depth, 2)
+        result = solve_open(position, depth=plies, time_limit=time_limit, history=history)
+    else:
+        plies = depth if position.hand_size(position.to_move) else min(depth, 2)
+        result = solve_hidden(position, depth=plies, time_limit=time_limit, history=history)
+    if result.pv:
+        return result.pv[0][1], result
+    moves = legal_moves(position)
+    return (rng.choice(moves) if moves else None), result
+
+
+def play_game(seed: int, variant: str = "open", depth: int = 4, time_limit: float = 2.0,
+              max_plies: int = 120,
+              on_move: Callable[[TenPosition, Colour, TenMove, SolveResult], None] | None = None) -> PlayedGame:
+    """A game between two solver-driven players; hidden draws come from the same seeded stream."""
+    rng = random.Random(seed)
+    position = new_game(rng.randrange(1 << 30), variant)
+    game = PlayedGame(seed, variant)
+    history: dict = {}
+    for _ in range(max_plies):
+        mover = position.to_move
+        if variant == "hidden" and position.hand_size(mover) > 0:
+            stack = list(position.stacks[mover])
+            value = rng.choices(VALUES, weights=stack)[0]
+            stack[value - 1] -= 1
+            stacks = (tuple(stack), position.stacks[1]) if mover == WHITE else (position.stacks[0], tuple(stack))
+            position = replace(position, stacks=stacks, drawn=value)
+        second_round = position.hand_size(WHITE) == 0 and position.hand_size(BLACK) == 0
+        if second_round:
+            key = repetition_key(position)
+            history[key] = history.get(key, 0) + 1
+        move, result = choose_move(position, dict(history) if second_round else None, depth, time_limit, rng)
+        if move is None:  # no tile of the mover can move: the turn passes
+            position, won = replace(position, to_move=1 - mover), False
+        else:
+            position, won = apply_move(position, move)
+            game.moves.append((mover, move))
+        if on_move is not None and move is not None:
+            on_move(position, mover, move, result)
+        if won:
+            game.winner = mover
+            break
+        if position.hand_size(WHITE) == 0 and position.hand_size(BLACK) == 0:
+            if history.get(repetition_key(position), 0) >= 2:
+                game.drawn = True
+                break
+    game.final = position
+    return game
