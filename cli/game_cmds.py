@@ -63,7 +63,9 @@ def play(
     seed: Annotated[int, typer.Option(help="seed of the deal stream")],
     mode: Annotated[Optional[str], typer.Option(help="game mode (default: the variant's)")] = None,
     trays: Annotated[int, typer.Option(help="stop after this many trays", min=1)] = 100,
-    policy: Annotated[str, typer.Option(help="greedy")] = "greedy",
+    policy: Annotated[str, typer.Option(help="greedy or expert")] = "greedy",
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.0,
+                                              help="expert: seconds of lookahead per tray (0: none)")] = 0.0,
     board: Annotated[Optional[str], typer.Option(help="starting board (default: empty)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
@@ -74,7 +76,7 @@ def play(
     game_mode = variant.mode(mode)
     game = new_random_game(variant, seed, board_arg(board), game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
-        result = play_game(game, POLICIES[policy], trays, on_tray=lambda g: bar.update(1))
+        result = play_game(game, _policy(policy, time_limit, seed), trays, on_tray=lambda g: bar.update(1))
     if json_out:
         emit_json({"score": result.score, "trays": result.trays, "over": result.over,
                    "ms_per_tray": round(result.ms_per_tray, 3)})
@@ -84,6 +86,14 @@ def play(
     typer.echo(f"trays survived: {result.trays}{' (game over)' if result.over else ''}")
     if hasattr(variant, "rank"):
         typer.echo(f"rank: {variant.rank(result.score)}")
+
+
+def _policy(name: str, time_limit: float, seed: int):
+    if name == "expert":
+        from solver.expert import ExpertPolicy
+
+        return ExpertPolicy(time_limit=time_limit, seed=seed)
+    return POLICIES[name]
 
 
 def _describe_level(level: Level) -> str:

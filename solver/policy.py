@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 from .bitboard import BB_ALL, isolated_empty
 from .engine import Game, placement_points, settle
-from .moves import Placement
+from .moves import Move, Placement
 from .pieces import placements
 
-Policy = Callable[[Game], Placement | None]
+Policy = Callable[[Game], Move | None]  # a placement, or a token use where the variant has tokens
 
 
 def greedy(game: Game) -> Placement | None:
@@ -33,3 +33,12 @@ def greedy(game: Game) -> Placement | None:
 
 
 POLICIES: dict[str, Policy] = {"greedy": greedy}
+
+
+def _register_expert() -> None:
+    from .expert import ExpertPolicy  # imports numba only when first used
+
+    POLICIES["expert"] = ExpertPolicy()
+
+
+_register_expert()

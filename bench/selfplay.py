@@ -1,0 +1,114 @@
+"""Self-play benchmark: seeded games per variant, capped, with the greedy or expert policy.
+
+    .venv/bin/python bench/selfplay.py [--games 20] [--cap 2000] [--policy expert]
+        [--time-limit 0] [--seed 2026] [--only halloween,sultan] [--json out.json]
+
+Configurations: halloween (endless), arabic (standard), sudoku (classic) and
+sultan (arabic, Sultan's Labyrinth: 3 tokens and 4 stones on seeded cells).
+Game ``g`` of a configuration deals from seed ``seed + g``. Reports trays
+survived (median, min, how many reached the cap), final score (median) and
+milliseconds per tray (median and p99 over every tray played).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import machine  # noqa: E402
+
+from solver.bitboard import bb_cell  # noqa: E402
+from solver.board import Board  # noqa: E402
+from solver.policy import POLICIES  # noqa: E402
+from solver.selfplay import new_random_game, play_game  # noqa: E402
+from solver.variants import find_variant  # noqa: E402
+
+CONFIGS = {  # name -> (variant, mode)
+    "halloween": ("halloween", "endless"),
+    "arabic": ("arabic", "standard"),
+    "sudoku": ("sudoku", "classic"),
+    "sultan": ("arabic", "sultan"),
+}
+
+
+def start_board(mode, seed: int) -> Board:
+    if not mode.stones:
+        return Board()
+    cells = random.Random(f"stones-{seed}").sample(range(100), mode.stones)
+    return Board(0, sum(bb_cell(c // 10, c % 10) for c in cells), 0)
+
+
+def make_policy(name: str, time_limit: float, seed: int):
+    if name == "expert":
+        from solver.expert import ExpertPolicy
+
+        return ExpertPolicy(time_limit=time_limit, seed=seed)
+    return POLICIES[name]
+
+
+def run_config(config: str, games: int, cap: int, policy: str, time_limit: float, seed: int,
+               progress: bool = True) -> dict:
+    variant_name, mode_name = CONFIGS[config]
+    variant = find_variant(variant_name)
+    mode = variant.mode(mode_name)
+    trays, scores, tray_ms = [], [], []
+    for g in range(games):
+        game_seed = seed + g
+        game = new_random_game(variant, game_seed, start_board(mode, game_seed), mode.tokens)
+        last = [time.perf_counter()]
+
+        def on_tray(_game, last=last):
+            now = time.perf_counter()
+            tray_ms.append(1000 * (now - last[0]))
+            last[0] = now
+
+        result = play_game(game, make_policy(policy, time_limit, game_seed), cap, on_tray=on_tray)
+        trays.append(result.trays)
+        scores.append(result.score)
+        if progress:
+            print(f"  {config} seed {game_seed}: {result.trays} trays, score {result.score}, "
+                  f"{result.ms_per_tray:.1f} ms/tray{' (game over)' if result.over else ''}", flush=True)
+    ms = sorted(tray_ms) or [0.0]
+    return {
+        "config": config, "games": games, "cap": cap, "policy": policy, "time_limit": time_limit,
+        "seed": seed, "trays_median": statistics.median(trays), "trays_min": min(trays),
+        "reached_cap": sum(t >= cap for t in trays), "score_median": statistics.median(scores),
+        "ms_per_tray_median": round(statistics.median(ms), 2),
+        "ms_per_tray_p99": round(ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))], 2),
+        "trays": trays,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--cap", type=int, default=2000)
+    parser.add_argument("--policy", default="expert", choices=("greedy", "expert"))
+    parser.add_argument("--time-limit", type=float, default=0.0, help="expert lookahead seconds per tray")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--only", default=",".join(CONFIGS), help="comma-separated configurations")
+    parser.add_argument("--json", dest="json_out", help="also write the results to this file")
+    args = parser.parse_args()
+    print(f"self-play  policy={args.policy}  time-limit={args.time_limit}s  games={args.games}  "
+          f"cap={args.cap}  seed={args.seed}  machine: {machine()}")
+    results = []
+    for config in args.only.split(","):
+        r = run_config(config, args.games, args.cap, args.policy, args.time_limit, args.seed)
+        results.append(r)
+        print(f"{config:<10} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "
+              f"at cap {r['reached_cap']}/{r['games']}  score median {r['score_median']:9.0f}  "
+              f"ms/tray median {r['ms_per_tray_median']:7.2f}  p99 {r['ms_per_tray_p99']:8.2f}", flush=True)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({"machine": machine(), "results": results}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

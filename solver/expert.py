@@ -1,0 +1,308 @@
+"""The expert policy for endless play: plan the whole tray, then hand out its moves.
+
+For the tray in hand every end state is enumerated (``solver.enumerate``)
+and valued as ``points * w_points + evaluation(board)``
+(``solver.evaluate``). The best few candidates then get a lookahead: the
+same sampled next trays (drawn from the variant's supply with an RNG seeded
+from the policy seed and the position, so a decision depends only on them)
+are solved for each candidate, and a candidate is worth its points plus
+the mean of the best next-tray value (a tray that cannot be placed costs
+``death``). Sampling is anytime: whole rounds (one sampled tray for every
+candidate) run until ``samples`` rounds or the time budget is used up, and
+only complete rounds count.
+
+Tokens: when the tray cannot be placed, the cheapest rescue is taken:
+one rotate/remove (``TraySearch.rescue``), else a reroll (Arabic), a swap of
+the piece that blocks (Sudoku) or a refresh, else a rescue with more
+tokens. With more than ``keep_tokens`` tokens, an Arabic rotation is spent
+when it raises the tray's value by more than the token's end bonus.
+
+``ExpertPolicy`` is a ``Policy``: it returns one move per call and keeps
+the rest of the plan keyed on the game state it expects, so any other
+state (a new tray, a different game) is planned afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .deals import RandomDeals, ScriptedDeals
+from .engine import Game, Streak
+from .moves import Move, TokenUse
+from .pieces import get_piece, rotate_cw
+from .tray import TraySearch
+from .variants import Variant
+
+STAGE_TWO = 256  # end states re-scored with the connected-areas feature
+
+
+def state_key(game: Game) -> tuple:
+    return (game.variant.name, game.board.filled, game.board.stones,
+            tuple(sorted(game.tray or ())), game.streak, game.tokens)
+
+
+@dataclass
+class Decision:
+    """What the expert chose for one tray, for hints and benchmarks."""
+
+    moves: list[Move]
+    value: float | None  # points * w + evaluation (+ lookahead mean) of the chosen plan
+    end_states: int
+    rounds: int  # lookahead rounds completed
+    candidates: int
+
+
+class ExpertPolicy:
+    def __init__(self, time_limit: float = 0.0, seed: int = 0, samples: int = 16,
+                 candidates: int = 6, weights: dict[str, float] | None = None,
+                 keep_tokens: int = 2, danger_only: bool = True, death: float = -3000.0):
+        self.time_limit = time_limit  # seconds per tray for the lookahead; 0 = none
+        self.seed = seed
+        self.samples = samples
+        self.candidates = candidates
+        self.weights = weights
+        self.keep_tokens = keep_tokens
+        self.danger_only = danger_only  # look ahead only when the board is getting tight
+        self.death = death
+        self._plan: dict[tuple, Move] = {}
+        self._weights: dict[str, dict[str, float]] = {}
+
+    # -- the Policy interface ----------------------------------------------
+    def __call__(self, game: Game) -> Move | None:
+        key = state_key(game)
+        move = self._plan.get(key)
+        if move is not None:
+            return move
+        decision = self.decide(game)
+        self._plan = _plan_keys(game, decision.moves)
+        return decision.moves[0] if decision.moves else None
+
+    # -- planning ------------------------------------------------------------
+    def weights_for(self, variant: Variant) -> dict[str, float]:
+        if self.weights is not None:
+            return self.weights
+        if variant.name not in self._weights:
+            from .evaluate import load_weights
+
+            self._weights[variant.name] = load_weights(variant)
+        return self._weights[variant.name]
+
+    def decide(self, game: Game) -> Decision:
+        """The plan for the rest of the current tray (token moves included)."""
+        from .enumerate_jit import enumerate_tray_jit
+
+        start = time.perf_counter()
+        deadline = start + self.time_limit if self.time_limit > 0 else None
+        tray = list(game.tray or ())
+        if not tray:
+            return Decision([], None, 0, 0, 0)
+        variant, board = game.variant, game.board
+        states = enumerate_tray_jit(variant, board, game.streak, tray)
+        if len(states) == 0:
+            return Decision(self._rescue(game), None, 0, 0, 0)
+        order, values = self._values(states, board.stones)
+        self._root_cost = time.perf_counter() - start  # a guess at what one lookahead tray costs
+        if game.tokens > self.keep_tokens and "rotate" in variant.token_kinds:
+            turn = self._rotation_gain(game, values[0])
+            if turn is not None:
+                return Decision([turn], None, len(states), 0, 0)
+        chosen, value, rounds, n_cand = order[0], values[0], 0, 1
+        if deadline is not None and (not self.danger_only or self._in_danger(states, order[0], board.stones)):
+            chosen, value, rounds, n_cand = self._lookahead(game, states, order, values, deadline)
+        return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand)
+
+    def _values(self, states, stones: int):
+        """(indices best first, their values) for the best ``STAGE_TWO`` end states."""
+        from .evaluate import FEATURES, features_bulk, weight_vector
+
+        weights = self.weights_for(states.variant)
+        w = weight_vector(weights)
+        base = states.points * weights["points"]
+        comp = FEATURES.index("components")
+        w_cheap = w.copy()
+        w_cheap[comp] = 0.0
+        cheap = base + features_bulk(states.variant, states.lo, states.hi, stones, False) @ w_cheap
+        if len(states) > STAGE_TWO:
+            top = np.argpartition(-cheap, STAGE_TWO - 1)[:STAGE_TWO]
+        else:
+            top = np.arange(len(states))
+        full = base[top] + features_bulk(states.variant, states.lo[top], states.hi[top], stones, True) @ w
+        # stable order: value, then enumeration order, so equal values pick the same plan
+        rank = np.lexsort((top, -full))
+        return top[rank], full[rank]
+
+    def _in_danger(self, states, index: int, stones: int) -> bool:
+        from .evaluate import FEATURES, features_bulk
+
+        f = features_bulk(states.variant, states.lo[index:index + 1], states.hi[index:index + 1], stones, True)[0]
+        feats = dict(zip(FEATURES, f))
+        return feats["empty"] < 50 or feats["hard_blocked"] > 0 or feats["isolated"] > 1
+
+    def _lookahead(self, game: Game, states, order, values, deadline: float):
+        from .enumerate_jit import enumerate_tray_jit
+        from .board import Board
+
+        variant = game.variant
+        weights = self.weights_for(variant)
+        # as many candidates as one round can afford, so that at least one round completes
+        affordable = int((deadline - time.perf_counter()) / (1.5 * self._root_cost + 1e-4))
+        picks = list(order[: min(self.candidates, affordable)])
+        if len(picks) < 2:
+            return order[0], values[0], 0, 1
+        rng = random.Random(_position_seed(self.seed, game))
+        sampler = RandomDeals(variant, rng.randrange(1 << 62))
+        death = self.death if game.tokens == 0 else self.death / 4
+        totals = np.zeros(len(picks))
+        rounds = 0
+        slowest = 0.0
+        for _ in range(self.samples):
+            tray = sampler.next_tray()
+            row = np.zeros(len(picks))
+            for j, i in enumerate(picks):
+                began = time.perf_counter()
+                if began + slowest > deadline:
+                    break
+                board = Board(states.filled(i), game.board.stones, 0)
+                nxt = enumerate_tray_jit(variant, board, states.streak(i), tray)
+                if len(nxt) == 0:
+                    row[j] = death
+                else:
+                    _, vals = self._values(nxt, game.board.stones)
+                    row[j] = vals[0]
+                slowest = max(slowest, time.perf_counter() - began)
+            else:
+                totals += row
+                rounds += 1
+                continue
+            break
+        if rounds == 0:
+            return order[0], values[0], 0, len(picks)
+        base = states.points[picks] * weights["points"]
+        score = base + totals / rounds
+        best = int(np.argmax(score))
+        return picks[best], score[best], rounds, len(picks)
+
+    def _rotation_gain(self, game: Game, best_value: float) -> TokenUse | None:
+        from .enumerate_jit import enumerate_tray_jit
+
+        variant = game.variant
+        bonus = variant.token_bonus * self.weights_for(variant)["points"]
+        tray = list(game.tray or ())
+        best_gain, best_move = bonus, None
+        for i, piece in enumerate(dict.fromkeys(tray)):
+            for turns in (1, 2, 3):
+                turned = rotate_cw(get_piece(piece), turns).id
+                if turned == piece or turned in [rotate_cw(get_piece(piece), t).id for t in range(1, turns)]:
+                    continue
+                rotated = list(tray)
+                rotated[rotated.index(piece)] = turned
+                states = enumerate_tray_jit(variant, game.board, game.streak, rotated)
+                if len(states) == 0:
+                    continue
+                _, vals = self._values(states, game.board.stones)
+                if vals[0] - best_value > best_gain:
+                    best_gain, best_move = vals[0] - best_value, TokenUse("rotate", piece=piece, turns=turns)
+        return best_move
+
+    def _rescue(self, game: Game) -> list[Move]:
+        """Token moves that let the tray go down, cheapest first; [] when none can."""
+        from .enumerate_jit import enumerate_tray_jit
+
+        if game.tokens <= 0:
+            return []
+        variant, tray = game.variant, list(game.tray or ())
+        kinds = variant.token_kinds
+        search = TraySearch(variant, game.board, game.streak)
+        if kinds & {"rotate", "remove"}:
+            rescued = search.rescue(tray, 1)
+            if rescued is not None:
+                return _leading_tokens(rescued[1])
+        can_draw = isinstance(game.deals, RandomDeals) or (
+            isinstance(game.deals, ScriptedDeals) and game.deals.reserve_left > 0)
+        if can_draw and "swap" in kinds:
+            # swap out the piece without which the rest still fits, biggest first
+            for piece in sorted(dict.fromkeys(tray), key=lambda p: -get_piece(p).size):
+                rest = list(tray)
+                rest.remove(piece)
+                if not rest or len(enumerate_tray_jit(variant, game.board, game.streak, rest)):
+                    return [TokenUse("swap", piece=piece)]
+        if can_draw and "reroll" in kinds:
+            return [TokenUse("reroll")]
+        if can_draw and "refresh" in kinds:
+            return [TokenUse("refresh")]
+        if kinds & {"rotate", "remove"} and game.tokens > 1:
+            rescued = search.rescue(tray, game.tokens)
+            if rescued is not None:
+                return _leading_tokens(rescued[1])
+        return []
+
+
+def _leading_tokens(plan: list[Move]) -> list[Move]:
+    """The token moves a rescue starts with (the expert re-plans the placements after them);
+    the whole plan when it places a piece before spending."""
+    lead = []
+    for move in plan:
+        if not isinstance(move, TokenUse):
+            break
+        lead.append(move)
+    return lead or list(plan)
+
+
+def _position_seed(seed: int, game: Game) -> int:
+    text = f"{seed}|{game.variant.name}|{game.board.filled}|{game.board.stones}|{sorted(game.tray or ())}"
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def _plan_keys(game: Game, moves: list[Move]) -> dict[tuple, Move]:
+    """The state each planned move expects before it, replayed on a deal-less copy."""
+    sim = Game(game.variant, game.board, game.streak, game.tokens, list(game.tray or ()), None)
+    keys: dict[tuple, Move] = {}
+    for move in moves:
+        keys[state_key(sim)] = move
+        if isinstance(move, TokenUse) and move.token in ("reroll", "swap", "refresh"):
+            break  # the tray after a draw is unknown: plan again then
+        sim.apply(move)
+    return keys
+
+
+def expert_policy(time_limit: float = 0.0, seed: int = 0, **options) -> ExpertPolicy:
+    return ExpertPolicy(time_limit=time_limit, seed=seed, **options)
+
+
+def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: int = 0,
+         time_limit: float = 1.0, seed: int = 0) -> dict:
+    """The expert's whole plan for one tray, token moves included, within ``time_limit`` seconds.
+
+    Looks ahead on every position (not only tight ones) while the budget lasts;
+    the enumeration and a few milliseconds of bookkeeping are kept out of
+    the lookahead's share.
+    """
+    start = time.perf_counter()
+    game = Game(variant, board, Streak.carried_in(streak), tokens, list(pieces), None)
+    moves: list[Move] = []
+    last: Decision | None = None
+    while game.tray:
+        left = time_limit * 0.85 - (time.perf_counter() - start)
+        policy = ExpertPolicy(time_limit=max(left, 1e-6), seed=seed, danger_only=False)
+        last = policy.decide(game)
+        if not last.moves:
+            break
+        for move in last.moves:
+            game.apply(move)
+        moves.extend(last.moves)
+    placed = not game.tray
+    return {
+        "placeable": placed,
+        "best_score": game.score if placed else None,
+        "plan": [m.to_json() for m in moves] if placed else None,
+        "tokens_used": tokens - game.tokens,
+        "end_states": last.end_states if last else 0,
+        "lookahead_rounds": last.rounds if last else 0,
+        "value": last.value if last else None,
+        "ms": round(1000 * (time.perf_counter() - start), 1),
+    }
