@@ -78,12 +78,18 @@ def emit_json(data: Any) -> None:
 
 def write_atomically(path: Path, text: str) -> None:
     """Write to a temporary file beside ``path``, then rename: never a half-written file."""
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> None:
+    """``write_atomically`` for bytes (pictures, maps)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, _new_file_mode(path))
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -91,6 +97,16 @@ def write_atomically(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode a plain open() would give: the old file's, else 0o666 less the umask (mkstemp makes 0o600)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def progress(iterable, length: int | None = None, label: str = ""):

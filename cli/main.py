@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from cli import game_cmds, tray_cmd
+from cli import export_cmd, hint_cmd, serve_cmd
 
 app = typer.Typer(
     name="tenfold",
@@ -16,6 +17,9 @@ app = typer.Typer(
 
 game_cmds.register(app)
 tray_cmd.register(app)
+export_cmd.register(app)
+hint_cmd.register(app)
+serve_cmd.register(app)
 
 
 def main() -> None:

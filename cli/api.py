@@ -1,0 +1,181 @@
+"""The HTTP JSON API of ``tenfold serve``, as one pure function: (method, path, body) -> Response.
+
+No sockets here (``cli/serve_cmd.py`` is the thin layer that has them), so
+every route and every malformed request is testable directly. Bad input is a
+400 whose JSON ``error`` names the problem; nothing a client sends raises.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from cli.answer_cache import AnswerCache
+from cli.tray_cmd import solve_tray
+from solver.board import parse_board
+from solver.errors import FormatError, TenfoldError
+from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
+from solver.pieces import get_piece
+from solver.variants import find_variant
+
+MAX_BODY = 64 * 1024
+
+
+@dataclass
+class Response:
+    status: int
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def error(status: int, message: str) -> Response:
+    return Response(status, {"error": message})
+
+
+class BadRequest(Exception):
+    """A request problem the client can fix: becomes a 400."""
+
+
+def load_packs(folder: Path) -> dict[str, Pack]:
+    """Every pack file (``*.json`` with format tenfold.pack/1) directly in ``folder``, by pack id."""
+    if not folder.is_dir():
+        raise FormatError(f"--packs: {folder} is not a folder")
+    packs: dict[str, Pack] = {}
+    where: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise FormatError(f"{path}: cannot read JSON: {err}") from None
+        if not isinstance(data, dict) or data.get("format") != PACK_FORMAT:
+            print(f"note: {path} is not a pack; not served", file=sys.stderr)
+            continue
+        pack = parse_pack(data, str(path))
+        if pack.id in packs:
+            raise FormatError(f"{path}: pack id {pack.id!r} is also the id of {where[pack.id]}")
+        packs[pack.id], where[pack.id] = pack, path
+    return packs
+
+
+def _int_field(data: dict, name: str, default: int) -> int:
+    value = data.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadRequest(f"field {name}: expected an integer 0 or more, got {json.dumps(value)}")
+    return value
+
+
+def parse_hint_request(body: bytes) -> dict[str, Any]:
+    """The canonical question of a POST /hint body, or ``BadRequest`` naming the problem."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BadRequest("body: not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise BadRequest(f"body: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+    if not isinstance(data, dict):
+        raise BadRequest(f"body: expected a JSON object like {{\"rules\", \"board\", \"tray\"}}, got {type(data).__name__}")
+    for name in ("rules", "board", "tray"):
+        if name not in data:
+            raise BadRequest(f"field {name}: missing")
+    if not isinstance(data["rules"], str):
+        raise BadRequest("field rules: expected a string: halloween, arabic or sudoku")
+    try:
+        variant = find_variant(data["rules"])
+    except TenfoldError as err:
+        raise BadRequest(f"field rules: {err}") from None
+    if not isinstance(data["board"], (str, list)):
+        raise BadRequest("field board: expected one-line board text (10 rows of 10 characters, / between rows)")
+    try:
+        board = parse_board(data["board"], "field board")
+    except TenfoldError as err:
+        raise BadRequest(str(err)) from None
+    tray = data["tray"]
+    if not isinstance(tray, list) or not 1 <= len(tray) <= 3 or not all(isinstance(p, str) for p in tray):
+        raise BadRequest(f"field tray: expected a list of 1 to 3 piece ids, got {json.dumps(tray)}")
+    pieces = []
+    for i, pid in enumerate(tray):
+        try:
+            pieces.append(get_piece(pid).id)
+        except TenfoldError as err:
+            raise BadRequest(f"field tray[{i}]: {err}") from None
+    return {"rules": variant.name, "board": board.text(), "tray": pieces,
+            "streak": _int_field(data, "streak", 0), "tokens": _int_field(data, "tokens", 0)}
+
+
+def answer_hint(question: dict[str, Any]) -> dict[str, Any]:
+    """Exactly what ``tenfold tray --json`` prints for the same question."""
+    answer = solve_tray(question["rules"], parse_board(question["board"]), question["tray"],
+                        question["streak"], question["tokens"], "search")
+    return answer.to_json(with_tokens=question["tokens"] > 0)
+
+
+class Api:
+    def __init__(self, packs: dict[str, Pack], cache: AnswerCache | None = None):
+        self.packs = packs
+        self.cache = cache
+
+    def handle(self, method: str, target: str, body: bytes = b"") -> Response:
+        """Answer one request; never raises."""
+        try:
+            return self._route(method.upper(), target, body)
+        except BadRequest as err:
+            return error(400, str(err))
+        except TenfoldError as err:
+            return error(400, str(err))
+        except Exception as err:  # a bug, not the client's fault: answer, log, keep serving
+            print(f"error: {method} {target}: {type(err).__name__}: {err}", file=sys.stderr)
+            return error(500, f"internal error: {type(err).__name__}")
+
+    def _route(self, method: str, target: str, body: bytes) -> Response:
+        path = urlsplit(target).path
+        parts = [unquote(p) for p in path.split("/") if p]
+        if parts == ["hint"]:
+            if method != "POST":
+                return Response(405, {"error": f"{method} /hint: use POST"}, {"Allow": "POST"})
+            return self._hint(body)
+        if parts and parts[0] == "levels" and len(parts) <= 4:
+            if method != "GET":
+                return Response(405, {"error": f"{method} {path}: use GET"}, {"Allow": "GET"})
+            return self._levels(parts[1:])
+        if parts in ([], ["health"]):
+            if method != "GET":
+                return Response(405, {"error": f"{method} {path}: use GET"}, {"Allow": "GET"})
+            return Response(200, {"ok": True, "packs": len(self.packs)})
+        return error(404, f"no such route: {path} (routes: GET /levels/{{pack}}/{{level}}[/solution], POST /hint)")
+
+    def _levels(self, ids: list[str]) -> Response:
+        if not ids:
+            return Response(200, {"packs": [{"id": p.id, "title": p.title, "levels": [lv.id for lv in p.levels]}
+                                            for p in self.packs.values()]})
+        pack = self.packs.get(ids[0])
+        if pack is None:
+            return error(404, f"no pack with id {ids[0]!r}")
+        if len(ids) == 1:
+            return Response(200, {"id": pack.id, "title": pack.title, "levels": [lv.id for lv in pack.levels]})
+        level = next((lv for lv in pack.levels if lv.id == ids[1]), None)
+        if level is None:
+            return error(404, f"pack {pack.id!r} has no level with id {ids[1]!r}")
+        if len(ids) == 2:
+            return Response(200, level.to_json())
+        if ids[2] != "solution":
+            return error(404, f"no such route: /levels/{pack.id}/{level.id}/{ids[2]} (did you mean /solution?)")
+        if level.solution is None:
+            return error(404, f"level {level.id!r} of pack {pack.id!r} has no solution")
+        replay = play_solution(level, level.solution)
+        return Response(200, {"pack": pack.id, "level": level.id, "solution": [m.to_json() for m in level.solution],
+                              "score": replay.score, "placements": replay.placements, "valid": replay.ok})
+
+    def _hint(self, body: bytes) -> Response:
+        question = parse_hint_request(body)
+        if self.cache is not None:
+            cached = self.cache.get(question)
+            if cached is not None:
+                return Response(200, cached, {"X-Tenfold-Cache": "hit"})
+        answer = answer_hint(question)
+        if self.cache is not None:
+            self.cache.put(question, answer)
+        return Response(200, answer, {"X-Tenfold-Cache": "miss"})

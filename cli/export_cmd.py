@@ -1,0 +1,57 @@
+"""``tenfold export`` (level files for game clients and pictures) and ``tenfold render`` (a pack's HTML page)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import cli_errors, read_json_arg, write_atomically, write_bytes_atomically
+from generator.export import FORMATS, export_files
+from generator.render import pack_page
+from solver.errors import FormatError
+from solver.level import Pack, parse_level_or_pack
+
+
+@cli_errors
+def export(
+    source: Annotated[str, typer.Argument(help="a level or pack JSON file")],
+    fmt: Annotated[str, typer.Option("--format", help=" | ".join(FORMATS))],
+    out: Annotated[Path, typer.Option(help="the file to write; for a whole pack, the folder")],
+    level: Annotated[Optional[str], typer.Option(help="export only this level of a pack")] = None,
+    solution: Annotated[bool, typer.Option("--solution", help="svg/png: add the board after each move")] = False,
+) -> None:
+    """Export a level (or every level of a pack) as json, a Tiled map (tmj, tmx) or a picture (svg, png)."""
+    item = parse_level_or_pack(read_json_arg(source, source), source)
+    if isinstance(item, Pack) and level is None:
+        if out.exists() and not out.is_dir():
+            raise FormatError(f"--out: {out} is a file; a whole pack needs a folder (or pass --level)")
+    elif out.is_dir():
+        raise FormatError(f"--out: {out} is a folder; one level needs a file name")
+    files = export_files(item, fmt, out, solution, level)
+    for path, data in files.items():
+        write_bytes_atomically(path, data)
+    typer.echo(f"wrote {len(files)} file{'s' if len(files) != 1 else ''}: {', '.join(str(p) for p in files)}"
+               if len(files) <= 4 else f"wrote {len(files)} files to {out}")
+
+
+@cli_errors
+def render(
+    source: Annotated[str, typer.Argument(help="a pack JSON file")],
+    out: Annotated[Path, typer.Option(help="folder for index.html")],
+) -> None:
+    """Write a static, offline HTML page of a pack: pictures, grades, goals, stars and solution step-through."""
+    item = parse_level_or_pack(read_json_arg(source, source), source)
+    if not isinstance(item, Pack):
+        raise FormatError(f"{source}: render takes a pack (format tenfold.pack/1), got a single level")
+    if out.exists() and not out.is_dir():
+        raise FormatError(f"--out: {out} is a file, expected a folder")
+    page = out / "index.html"
+    write_atomically(page, pack_page(item))
+    typer.echo(f"wrote {page}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(export)
+    app.command()(render)

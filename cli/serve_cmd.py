@@ -1,0 +1,133 @@
+"""``tenfold serve``: the thin socket layer over ``cli.api`` (standard library HTTP, one thread a connection)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.answer_cache import AnswerCache, default_db_path
+from cli.api import MAX_BODY, Api, Response, load_packs
+from cli.common import cli_errors
+from solver.errors import FormatError
+
+
+class ApiHandler(BaseHTTPRequestHandler):
+    server_version = "tenfold"
+    protocol_version = "HTTP/1.1"  # keep-alive: a client can ask many hints on one connection
+    timeout = 30  # a silent client frees its thread
+    quiet = True
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def _serve(self, method: str) -> None:
+        length_text = self.headers.get("Content-Length", "0")
+        try:
+            length = int(length_text)
+            if length < 0:
+                raise ValueError
+        except ValueError:
+            self.close_connection = True
+            return self._send(Response(400, {"error": f"header Content-Length: not a size: {length_text!r}"}))
+        if length > MAX_BODY:
+            self.close_connection = True  # the body is left unread
+            return self._send(Response(413, {"error": f"body: {length} bytes, more than {MAX_BODY}"}))
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:
+            self.close_connection = True
+            return self._send(Response(400, {"error": "body: shorter than its Content-Length"}))
+        self._send(self.server.api.handle(method, self.path, body))
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Errors http.server finds itself (a bad request line or header) answer in JSON too."""
+        self.close_connection = True
+        self._send(Response(code, {"error": message or self.responses.get(code, ("error",))[0]}))
+
+    def _send(self, response: Response) -> None:
+        data = json.dumps(response.body).encode("utf-8")
+        self.send_response(response.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args) -> None:
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+class ApiServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], api: Api):
+        super().__init__(address, ApiHandler)
+        self.api = api
+
+    def handle_error(self, request, client_address) -> None:
+        # A connection that broke mid-request is that client's problem; the server goes on.
+        print(f"note: request from {client_address[0]} failed: {sys.exc_info()[1]!r}", file=sys.stderr)
+
+
+def make_server(api: Api, host: str = "127.0.0.1", port: int = 0) -> ApiServer:
+    return ApiServer((host, port), api)
+
+
+def default_packs_dir() -> Path:
+    return Path(str(resources.files("levels")))
+
+
+@cli_errors
+def serve(
+    host: Annotated[str, typer.Option(help="address to bind (loopback unless told otherwise)")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port (0: any free port)", min=0, max=65535)] = 8765,
+    packs: Annotated[Optional[Path], typer.Option(help="folder of pack files (default: the shipped levels)")] = None,
+    db: Annotated[Optional[Path], typer.Option(help="SQLite answer cache (default: under the user's data dir)")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="log every request to stderr")] = False,
+) -> None:
+    """Serve levels, solutions and hints as an HTTP JSON API."""
+    loaded = load_packs(packs or default_packs_dir())
+    db_path = db or default_db_path()
+    try:
+        cache = AnswerCache(db_path)
+    except Exception as err:  # sqlite3.Error or OSError: a path the user can fix
+        raise FormatError(f"--db: cannot open {db_path}: {err}") from None
+    try:
+        server = make_server(Api(loaded, cache), host, port)
+    except OSError as err:
+        raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    ApiHandler.quiet = not verbose
+    bound_host, bound_port = server.server_address[:2]
+    typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  (cache: {db_path})", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        cache.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)

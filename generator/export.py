@@ -1,0 +1,87 @@
+"""Export a level or pack to the files game clients and designers use: json, tmj, tmx, svg, png.
+
+``export_files`` is pure: it returns {file name: bytes}, and the CLI writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from solver.errors import FormatError
+from solver.level import Level, Pack, validate_schema
+
+from . import tiled
+from .canvas import to_png, to_svg
+from .picture import level_picture
+
+FORMATS = ("json", "tmj", "tmx", "svg", "png")
+
+
+def level_json(level: Level) -> str:
+    """The canonical level file, checked against the level schema before it is written."""
+    data = level.to_json()
+    validate_schema(data, "level", f"level {level.id}")
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def level_bytes(level: Level, fmt: str, with_solution: bool = False, pack_id: str | None = None) -> bytes:
+    """One level in ``fmt``; ``with_solution`` adds the solution strip to svg and png pictures."""
+    if fmt == "json":
+        return level_json(level).encode("utf-8")
+    if fmt == "tmj":
+        return tiled.tmj_text(level, pack_id).encode("utf-8")
+    if fmt == "tmx":
+        return tiled.tmx_text(level, pack_id).encode("utf-8")
+    if fmt == "svg":
+        return to_svg(level_picture(level, with_solution)).encode("utf-8")
+    if fmt == "png":
+        return to_png(level_picture(level, with_solution))
+    raise FormatError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def file_stem(level_id: str) -> str:
+    """A file name for a level id: anything but letters, digits, ``.``, ``_`` and ``-`` becomes ``_``."""
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", level_id).lstrip(".")
+    return stem or "level"
+
+
+def export_files(item: Level | Pack, fmt: str, out: Path, with_solution: bool = False,
+                 level_id: str | None = None) -> dict[Path, bytes]:
+    """What to write where: {path: bytes}.
+
+    A level, or a pack with ``level_id``, goes to the file ``out``. A pack
+    without ``level_id`` gives one file per level in the folder ``out``,
+    named by level id. Tiled maps bring the tileset picture they refer to,
+    written beside them.
+    """
+    if fmt not in FORMATS:
+        raise FormatError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    pack_id = item.id if isinstance(item, Pack) else None
+    if isinstance(item, Pack) and level_id is None:
+        if not item.levels:
+            raise FormatError(f"pack {item.id}: has no levels to export")
+        targets = {}
+        for level in item.levels:
+            path = out / f"{file_stem(level.id)}.{fmt}"
+            if path in targets:
+                raise FormatError(f"levels {targets[path].id!r} and {level.id!r} would both be written to {path.name}")
+            targets[path] = level
+    elif isinstance(item, Pack):
+        targets = {out: item.level(level_id)}
+    else:
+        if level_id is not None and level_id != item.id:
+            raise FormatError(f"--level: the file is the single level {item.id!r}, not {level_id!r}")
+        targets = {out: item}
+    if with_solution:
+        for level in targets.values():
+            if level.solution is None:
+                raise FormatError(f"--solution: level {level.id} has no solution")
+    files = {path: level_bytes(level, fmt, with_solution, pack_id) for path, level in targets.items()}
+    if fmt in ("tmj", "tmx"):
+        tileset = next(iter(files)).parent / tiled.TILESET_IMAGE
+        if tileset in files:
+            raise FormatError(f"{tileset}: is the tileset picture's name; choose another --out")
+        files[tileset] = tiled.tileset_png()
+    return files

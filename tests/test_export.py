@@ -1,0 +1,188 @@
+"""tenfold export: canonical json, Tiled maps (read back by pytiled-parser and pytmx), svg and png pictures."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import export_fixtures as fx
+from cli.main import app
+from solver.level import parse_level, parse_level_or_pack, parse_pack
+
+runner = CliRunner()
+KIND_OF_CHAR = {".": "empty", "#": "tile", "S": "stone", "P": "pumpkin"}
+
+
+@pytest.fixture(scope="module")
+def pack_file(tmp_path_factory) -> Path:
+    return fx.write_json(tmp_path_factory.mktemp("src") / "pack.json", fx.pack())
+
+
+@pytest.fixture(scope="module")
+def pack(pack_file):
+    return parse_pack(json.loads(pack_file.read_text()))
+
+
+def export(*args: str):
+    result = runner.invoke(app, ["export", *map(str, args)])
+    return result
+
+
+def exported(pack_file: Path, out: Path, fmt: str, *extra: str) -> Path:
+    result = export(pack_file, "--format", fmt, "--out", out, *extra)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_json_export_is_canonical_and_valid(pack_file, pack, tmp_path):
+    out = exported(pack_file, tmp_path / "json", "json")
+    for level in pack.levels:
+        data = json.loads((out / f"{level.id.replace(' ', '_')}.json").read_text())
+        assert data == level.to_json()
+        again = parse_level(data)  # schema and the rest of the checks
+        assert again.board == level.board and again.trays == level.trays
+    h1 = json.loads((out / "h1.json").read_text())
+    assert h1["grade"] == "easy" and h1["stars"] == [10, 40, 80]  # unknown fields are kept
+
+
+def _tiled_kinds(tiled_map) -> dict[int, str]:
+    tileset_first_gid, tileset = next(iter(tiled_map.tilesets.items()))
+    return {tileset_first_gid + tile_id: tile.properties["kind"] for tile_id, tile in tileset.tiles.items()}
+
+
+@pytest.mark.parametrize("fmt", ["tmj", "tmx"])
+def test_tiled_maps_load_in_pytiled_parser_cell_by_cell(pack_file, pack, tmp_path, fmt):
+    import pytiled_parser
+
+    out = exported(pack_file, tmp_path / fmt, fmt)
+    assert (out / "tenfold-tiles.png").is_file()
+    for level in pack.levels:
+        tiled_map = pytiled_parser.parse_map(out / f"{level.id.replace(' ', '_')}.{fmt}")
+        assert (tiled_map.map_size.width, tiled_map.map_size.height) == (10, 10)
+        kinds = _tiled_kinds(tiled_map)
+        assert len(set(kinds.values())) == 4  # empty, tile, stone, pumpkin: distinct tiles
+        board = next(layer for layer in tiled_map.layers if layer.name == "board")
+        for r, row in enumerate(level.board.rows()):
+            for c, ch in enumerate(row):
+                assert kinds[board.data[r][c]] == KIND_OF_CHAR[ch], (level.id, r, c)
+        trays = next(layer for layer in tiled_map.layers if layer.name == "trays")
+        pieces = [(o.properties["tray"], o.properties["slot"], o.name) for o in trays.tiled_objects]
+        assert pieces == [(t, i, p) for t, tray in enumerate(level.trays) for i, p in enumerate(tray)]
+        props = tiled_map.properties
+        assert props["limit"] == level.limit and props["tokens"] == level.tokens
+        assert json.loads(props["goals"]) == level.goals
+        if level.best:
+            assert props["best_score"] == level.best["score"]
+        assert props["level_id"] == level.id and props["pack_id"] == pack.id
+
+
+def test_tmx_loads_in_pytmx_cell_by_cell(pack_file, pack, tmp_path):
+    import pytmx
+
+    out = exported(pack_file, tmp_path / "tmx", "tmx")
+    for level in pack.levels:
+        tmx = pytmx.TiledMap(str(out / f"{level.id.replace(' ', '_')}.tmx"))
+        board = tmx.get_layer_by_name("board")
+        layer_index = tmx.layers.index(board)
+        for r, row in enumerate(level.board.rows()):
+            for c, ch in enumerate(row):
+                assert tmx.get_tile_properties(c, r, layer_index)["kind"] == KIND_OF_CHAR[ch], (level.id, r, c)
+        names = [o.name for o in tmx.get_layer_by_name("trays")]
+        assert names == [p for tray in level.trays for p in tray]
+        assert tmx.properties["limit"] == level.limit
+        if level.best:
+            assert tmx.properties["best_score"] == level.best["score"]
+
+
+def test_single_level_export_and_level_option(pack_file, pack, tmp_path):
+    out = exported(pack_file, tmp_path / "one" / "s1.tmj", "tmj", "--level", "s1")
+    data = json.loads(out.read_text())
+    assert [p["value"] for p in data["properties"] if p["name"] == "level_id"] == ["s1"]
+    assert (out.parent / "tenfold-tiles.png").is_file()
+    assert data["layers"][0]["data"].count(3) == 4  # the Sultan's four stones
+    assert "compression" not in json.dumps(data["layers"][0])  # CSV (a plain array), never compressed
+
+
+def _svg_size(path: Path) -> tuple[int, int]:
+    root = ET.parse(path).getroot()
+    return int(root.get("width")), int(root.get("height"))
+
+
+def test_svg_and_png_pictures(pack_file, pack, tmp_path):
+    from PIL import Image
+
+    from generator.picture import COLOURS, level_picture
+
+    svg = exported(pack_file, tmp_path / "h1.svg", "svg", "--level", "h1")
+    png = exported(pack_file, tmp_path / "h1.png", "png", "--level", "h1")
+    level = pack.level("h1")
+    scene = level_picture(level)
+    assert _svg_size(svg) == (scene.width, scene.height)
+    rects = ET.parse(svg).getroot().findall("{http://www.w3.org/2000/svg}rect")
+    assert len(rects) >= 101  # background, grid and 100 cells at least
+    with Image.open(png) as image:
+        image.load()
+        assert image.format == "PNG" and image.size == (scene.width, scene.height)
+        # the stone in the top-left cell, drawn in the stone colour
+        cell = next(s for s in scene.shapes if getattr(s, "fill", None) == COLOURS["S"])
+        rgb = image.convert("RGB").getpixel((cell.x + cell.w // 2, cell.y + cell.h // 2))
+        assert "#%02x%02x%02x" % rgb == COLOURS["S"]
+
+
+def test_solution_strip_has_a_frame_per_move(pack_file, pack, tmp_path):
+    from PIL import Image
+
+    plain = exported(pack_file, tmp_path / "plain.png", "png", "--level", "h1")
+    strip = exported(pack_file, tmp_path / "strip.png", "png", "--level", "h1", "--solution")
+    svg = exported(pack_file, tmp_path / "strip.svg", "svg", "--level", "h1", "--solution")
+    with Image.open(plain) as a, Image.open(strip) as b:
+        assert b.size[1] > a.size[1]
+        assert b.size == _svg_size(svg)
+    text = svg.read_text()
+    moves = pack.level("h1").solution
+    assert f"solution: {len(moves)} moves" in text
+    for i, move in enumerate(moves, 1):
+        assert f"{i}. {move.piece} at {move.row},{move.col}" in text
+
+
+def test_export_whole_pack_writes_one_file_per_level(pack_file, pack, tmp_path):
+    out = exported(pack_file, tmp_path / "pngs", "png")
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{lv.id.replace(' ', '_')}.png" for lv in pack.levels)
+
+
+def test_export_single_level_file(tmp_path):
+    src = fx.write_json(tmp_path / "level.json", fx.halloween_level("solo"))
+    out = exported(src, tmp_path / "solo.json", "json")
+    assert parse_level_or_pack(json.loads(out.read_text())).id == "solo"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--format", "gif"], "--format"),
+        (["--format", "svg", "--level", "nope"], "no level with id 'nope'"),
+        (["--format", "png", "--solution"], "has no solution"),
+    ],
+)
+def test_export_bad_input_is_one_line_exit_2(pack_file, tmp_path, args, message):
+    result = export(pack_file, "--out", tmp_path / "x", *args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists() or not any((tmp_path / "x").iterdir())
+
+
+def test_export_malformed_file_is_exit_2(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "tenfold.level/1", "id": "x"')
+    result = export(bad, "--format", "json", "--out", tmp_path / "o.json")
+    assert result.exit_code == 2 and "invalid JSON" in result.output
+    data = fx.halloween_level()
+    data["board"][3] = "..X......."
+    bad.write_text(json.dumps(data))
+    result = export(bad, "--format", "tmx", "--out", tmp_path / "o.tmx")
+    assert result.exit_code == 2 and "board" in result.output and "Traceback" not in result.output

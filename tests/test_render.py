@@ -1,0 +1,115 @@
+"""tenfold render: a static offline page, opened in headless Chromium, renders every level and steps."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import export_fixtures as fx
+from cli.main import app
+from generator.frames import solution_frames
+from solver.level import parse_pack
+
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("render")
+    src = fx.write_json(folder / "pack.json", fx.pack())
+    result = CliRunner().invoke(app, ["render", str(src), "--out", str(folder / "site")])
+    assert result.exit_code == 0, result.output
+    return folder / "site" / "index.html"
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (.ci/run installs Debian's chromium package)")
+        pytest.skip("chromium is not installed")
+    return path
+
+
+def dump_dom(page: Path, tmp_path: Path) -> str:
+    profile = tmp_path / "profile"
+    run = subprocess.run(
+        [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout
+
+
+def with_clicks(page: Path, clicks: str, tmp_path: Path) -> Path:
+    """A copy of the page that clicks its buttons once it has loaded."""
+    copy = tmp_path / "clicked.html"
+    copy.write_text(page.read_text().replace("</body>", f"<script>{clicks}</script>\n</body>"))
+    return copy
+
+
+def section(dom: str, level_id: str) -> str:
+    match = re.search(rf'<section class="level" id="level-{re.escape(level_id)}".*?</section>', dom, re.S)
+    assert match, level_id
+    return match.group(0)
+
+
+def cell_classes(section_html: str) -> list[str]:
+    stepper = section_html[section_html.index('class="stepper"'):]
+    found = {}
+    for rect in re.findall(r"<rect [^>]*data-cell[^>]*>", stepper):
+        cell = int(re.search(r'data-cell="(\d+)"', rect).group(1))
+        found[cell] = re.search(r'class="([^"]*)"', rect).group(1)
+    return [found[i] for i in range(100)]
+
+
+def test_page_is_offline_and_complete(site):
+    text = site.read_text()
+    assert not re.search(r'(src|href)="(https?:)?//', text)  # nothing fetched from a network
+    assert re.sub(r'xmlns="http://www.w3.org/2000/svg"', "", text).count("http") == 0
+    assert "Fixture &lt;pack&gt; &amp; friends" in text
+    assert text.count('<section class="level"') == 3
+
+
+def test_page_renders_in_chromium(site, tmp_path):
+    dom = dump_dom(site, tmp_path)
+    h1 = section(dom, "h1")
+    assert "grade: easy" in h1 and "score ≥ 10" in h1 and "★★★ 80" in h1
+    assert "step 0 / 6: start (score 0)" in h1  # the script ran
+    assert "stars: ★★" in section(dom, "s1")
+    assert "No solution recorded." in section(dom, "h2 no solution")
+    assert h1.count("<svg") == 2  # the level picture and the step-through board
+
+
+def test_buttons_step_through_the_solution(site, tmp_path):
+    level = parse_pack(fx.pack()).level("h1")
+    frames = solution_frames(level)
+    clicks = """
+      var s = document.getElementById("level-h1");
+      var next = s.querySelector("button.next"), prev = s.querySelector("button.prev");
+      for (var i = 0; i < 4; i++) next.click();
+      prev.click();
+      var t = document.getElementById("level-s1").querySelector("button.next");
+      for (var j = 0; j < 20; j++) t.click();
+    """
+    dom = dump_dom(with_clicks(site, clicks, tmp_path), tmp_path)
+    h1 = section(dom, "h1")
+    assert 'data-step="3"' in h1
+    assert f"step 3 / 6: {frames[3].caption} (score {frames[3].score})" in h1
+    expected = "".join(frames[3].board.rows())
+    kinds = [c.split()[0] for c in cell_classes(h1)]
+    for ch, kind in zip(expected, kinds):
+        assert kind == {".": "empty", "#": "tile", "S": "stone", "P": "pumpkin"}[ch] or (kind, ch) == ("cleared", ".")
+    assert sum("placed" in c for c in cell_classes(h1)) == frames[3].placed.bit_count()
+    s1 = section(dom, "s1")
+    assert 'data-step="6"' in s1 and "next" in s1  # stops at the last move
+    assert re.search(r'<button class="next" type="button" disabled', s1)

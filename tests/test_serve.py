@@ -1,0 +1,235 @@
+"""tenfold serve and tenfold hint: levels, solutions and hints over real HTTP on loopback, and the cache."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import export_fixtures as fx
+from cli.answer_cache import AnswerCache
+from cli.api import Api, load_packs
+from cli.main import app
+from cli.serve_cmd import make_server
+from solver.bitboard import bb_cell
+from solver.board import Board
+from solver.variants import find_variant
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def packs_dir(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("packs")
+    fx.write_json(folder / "fixture.json", fx.pack("fixture-pack"))
+    fx.write_json(folder / "loose-level.json", fx.halloween_level("loose"))  # not a pack: not served
+    return folder
+
+
+@pytest.fixture()
+def server(packs_dir, tmp_path):
+    """A real server on 127.0.0.1 and an ephemeral port, in a thread; yields (host, port, api)."""
+    api = Api(load_packs(packs_dir), AnswerCache(tmp_path / "cache.sqlite3"))
+    httpd = make_server(api, "127.0.0.1", 0)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd.server_address[0], httpd.server_address[1], api
+    httpd.shutdown()
+    httpd.server_close()
+    api.cache.close()
+
+
+def request(conn: http.client.HTTPConnection, method: str, path: str, body=None, raw: bytes | None = None):
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    payload = response.read()
+    return response.status, json.loads(payload), response
+
+
+def tray_cli_json(question: dict) -> dict:
+    args = ["tray", "--rules", question["rules"], "--board", question["board"],
+            "--tray", ",".join(question["tray"]), "--streak", str(question.get("streak", 0)), "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def random_questions(count: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    questions = []
+    for i in range(count):
+        rules = ("halloween", "arabic", "sudoku")[i % 3]
+        shapes = find_variant(rules).shapes
+        density = rng.choice((0.1, 0.25, 0.35, 0.5, 0.7))
+        filled = sum(bb_cell(r, c) for r in range(10) for c in range(10) if rng.random() < density)
+        stones = sum(bb_cell(rng.randrange(10), rng.randrange(10)) for _ in range(rng.randrange(3))) & ~filled
+        question = {"rules": rules, "board": Board(filled, stones).text(),
+                    "tray": [rng.choice(shapes) for _ in range(rng.randint(1, 3))]}
+        if rng.random() < 0.5:
+            question["streak"] = rng.randrange(4)
+        questions.append(question)
+    return questions
+
+
+def test_200_hints_in_a_row_equal_tenfold_tray(server):
+    host, port, api = server
+    questions = random_questions(200)
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    started = time.perf_counter()
+    answers = []
+    for question in questions:
+        status, answer, response = request(conn, "POST", "/hint", question)
+        assert status == 200, answer
+        answers.append(answer)
+    elapsed = time.perf_counter() - started
+    conn.close()
+    for question, answer in zip(questions, answers):
+        assert answer == tray_cli_json(question), question
+    assert any(a["placeable"] for a in answers) and any(not a["placeable"] for a in answers)
+    print(f"200 hints over HTTP: {elapsed:.2f} s")
+
+
+def test_hint_equals_tray_through_the_real_command():
+    question = {"rules": "sudoku", "board": "##########/" + "/".join(["#.#.#.#.#."] * 9), "tray": ["1x1", "2x2", "3x1"]}
+    args = ["--rules", question["rules"], "--board", question["board"], "--tray", ",".join(question["tray"]), "--json"]
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    tray = subprocess.run([tenfold, "tray", *args], capture_output=True, text=True, timeout=60)
+    hint = subprocess.run([tenfold, "hint", *args], capture_output=True, text=True, timeout=60)
+    assert tray.returncode == hint.returncode == 0, tray.stderr + hint.stderr
+    assert json.loads(hint.stdout) == json.loads(tray.stdout) == tray_cli_json(question)
+
+
+def test_hint_bad_input_is_one_line_exit_2():
+    result = runner.invoke(app, ["hint", "--rules", "chess", "--tray", "1x1"])
+    assert result.exit_code == 2 and "unknown variant 'chess'" in result.output and "Traceback" not in result.output
+
+
+def read_until_closed(conn: socket.socket) -> bytes:
+    """Everything the server sends before it closes the connection (it does after a bad request)."""
+    chunks = []
+    while chunk := conn.recv(4096):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+MALFORMED = [
+    (b"{not json", "body: invalid JSON"),
+    (b"[1, 2]", "body: expected a JSON object"),
+    (b"\xff\xfe", "body: not UTF-8"),
+    (json.dumps({"board": "", "tray": ["1x1"]}).encode(), "field rules: missing"),
+    (json.dumps({"rules": "chess", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode(), "field rules"),
+    (json.dumps({"rules": "halloween", "board": "..", "tray": ["1x1"]}).encode(), "field board: expected 10 rows"),
+    (json.dumps({"rules": "halloween", "board": "/".join(["." * 9 + "x"] + ["." * 10] * 9), "tray": ["1x1"]}).encode(),
+     "row 0, column 9"),
+    (json.dumps({"rules": "halloween", "board": 7, "tray": ["1x1"]}).encode(), "field board"),
+    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": []}).encode(), "field tray"),
+    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1", "9x9"]}).encode(),
+     "field tray[1]"),
+    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "streak": -1}).encode(),
+     "field streak"),
+    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "streak": "2"}).encode(),
+     "field streak"),
+]
+
+
+def test_malformed_requests_get_400_and_the_server_stays_up(server):
+    host, port, _ = server
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    for raw, problem in MALFORMED:
+        status, body, _ = request(conn, "POST", "/hint", raw=raw)
+        assert status == 400, (raw, body)
+        assert problem in body["error"], (raw, body)
+    assert request(conn, "GET", "/hint")[0] == 405
+    assert request(conn, "GET", "/nowhere")[0] == 404
+    # garbage that is not HTTP at all, a lying Content-Length, and a body too large
+    for garbage in (b"BR\x00W /hint HTTP/1.1\r\n\r\n", b"POST /hint HTTP/1.1\r\nContent-Length: x\r\n\r\n",
+                    b"POST /hint HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n{}"):
+        with socket.create_connection((host, port), timeout=10) as raw_conn:
+            raw_conn.sendall(garbage)
+            reply = read_until_closed(raw_conn)
+            assert reply.split()[1] in (b"400", b"413", b"501"), reply[:80]
+            assert "error" in json.loads(reply.split(b"\r\n\r\n", 1)[1])
+    with socket.create_connection((host, port), timeout=10) as raw_conn:  # HTTP/0.9: no status line to send
+        raw_conn.sendall(b"\x00\x01\x02 hello there\r\n\r\n")
+        assert b"error" in read_until_closed(raw_conn)
+    conn.close()
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    status, body, _ = request(conn, "POST", "/hint", {"rules": "halloween", "board": "/".join(["." * 10] * 10),
+                                                      "tray": ["1x1"]})
+    assert status == 200 and body["placeable"] is True
+    assert request(conn, "GET", "/health")[1] == {"ok": True, "packs": 1}
+
+
+def test_levels_and_solutions(server):
+    host, port, _ = server
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    status, level, _ = request(conn, "GET", "/levels/fixture-pack/h1")
+    assert status == 200 and level["id"] == "h1" and level["format"] == "tenfold.level/1"
+    assert level == next(lv for lv in fx.pack()["levels"] if lv["id"] == "h1") | {"limit": 6, "tokens": 0}
+    status, answer, _ = request(conn, "GET", "/levels/fixture-pack/h1/solution")
+    assert status == 200 and answer["valid"] is True and answer["solution"] == level["solution"]
+    assert answer["score"] == level["best"]["score"]
+    status, answer, _ = request(conn, "GET", "/levels/fixture-pack/h2%20no%20solution/solution")
+    assert status == 404 and "has no solution" in answer["error"]
+    assert request(conn, "GET", "/levels/fixture-pack/zz")[0] == 404
+    assert request(conn, "GET", "/levels/other/h1")[0] == 404
+    status, listing, _ = request(conn, "GET", "/levels")
+    assert listing["packs"][0]["levels"] == ["h1", "s1", "h2 no solution"]  # the loose level file is not a pack
+
+
+def test_cache_answers_a_repeated_question(server, tmp_path):
+    host, port, api = server
+    question = {"rules": "arabic", "board": "/".join(["#########."] * 3 + ["." * 10] * 7), "tray": ["3x1", "1x1"]}
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    first = request(conn, "POST", "/hint", question)
+    second = request(conn, "POST", "/hint", dict(reversed(list(question.items()))))  # same question, other order
+    assert first[2].getheader("X-Tenfold-Cache") == "miss" and second[2].getheader("X-Tenfold-Cache") == "hit"
+    assert first[1] == second[1] == tray_cli_json(question)
+    assert api.cache.hits == 1
+    # the cache outlives the server: a new one on the same file answers from it
+    again = Api({}, AnswerCache(tmp_path / "cache.sqlite3"))
+    response = again.handle("POST", "/hint", json.dumps(question).encode())
+    assert response.status == 200 and response.headers["X-Tenfold-Cache"] == "hit" and response.body == first[1]
+    again.cache.close()
+
+
+def test_handler_never_raises_without_sockets():
+    api = Api({}, None)
+    for method, path, body in [("POST", "/hint", b"\x00"), ("GET", "/levels/%ff%fe/x/y", b""),
+                               ("BREW", "/", b""), ("GET", "/levels/a/b/c/d/e", b"")]:
+        response = api.handle(method, path, body)
+        assert 400 <= response.status < 500 and isinstance(response.body["error"], str)
+
+
+def test_serve_command_binds_loopback_and_answers(packs_dir, tmp_path):
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs_dir), "--db", str(tmp_path / "c.db")],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = ""
+        deadline = time.monotonic() + 30
+        while "serving" not in line and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+        assert "http://127.0.0.1:" in line, line
+        port = int(line.split("http://127.0.0.1:")[1].split()[0])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        assert request(conn, "GET", "/levels/fixture-pack/s1")[1]["mode"] == "sultan"
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_serve_bad_packs_folder_is_exit_2(tmp_path):
+    result = runner.invoke(app, ["serve", "--packs", str(tmp_path / "missing"), "--db", str(tmp_path / "c.db")])
+    assert result.exit_code == 2 and "is not a folder" in result.output
