@@ -1,0 +1,90 @@
+"""``tenfold ten``: JSON shapes, the rulebook example, and bad positions as one line with exit code 2."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from test_ten_search import RULEBOOK_EXAMPLE
+
+runner = CliRunner(mix_stderr=False) if "mix_stderr" in CliRunner.__init__.__code__.co_varnames else CliRunner()
+
+
+def write(tmp_path, data, name="position.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return str(path)
+
+
+def test_wins_json_shape(tmp_path):
+    result = runner.invoke(app, ["ten", "wins", write(tmp_path, RULEBOOK_EXAMPLE), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data == {"wins": [], "threats": {"white": [{"x": 0, "y": 0, "value": 3}, {"x": 1, "y": 0, "value": 2}],
+                                           "black": []}}
+
+
+def test_solve_rulebook_example_is_a_loss_for_black(tmp_path):
+    result = runner.invoke(app, ["ten", "solve", write(tmp_path, RULEBOOK_EXAMPLE), "--depth", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"result", "depth", "pv", "win_probability"}
+    assert (data["result"], data["depth"], data["win_probability"]) == ("loss", 2, None)
+    assert [m["colour"] for m in data["pv"]] == ["black", "white"]
+
+
+def test_solve_hidden_reports_a_probability(tmp_path):
+    data = copy.deepcopy(RULEBOOK_EXAMPLE)
+    del data["rows"]
+    data["variant"] = "hidden"
+    data["stacks"] = {"white": {"1": 1, "2": 1, "3": 0}, "black": {"1": 1, "2": 0, "3": 1}}
+    result = runner.invoke(app, ["ten", "solve", write(tmp_path, data), "--depth", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    # white wins next turn if it draws its 2 (one of two tiles) — unless black blocks (1, 0) now, which
+    # leaves it a 3 it does not hold: black's best leaves white 0, and black itself cannot win in 3
+    assert answer["win_probability"] == 0.0 and answer["result"] in ("unknown", "loss")
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d["tiles"][0].update(colour="purple"), "tiles[0].colour: unknown colour 'purple'"),
+    (lambda d: d["tiles"][3].update(value=4), "tiles[3].value: expected a tile value 1, 2 or 3, got 4"),
+    (lambda d: d.pop("rows"), "rows: missing"),
+])
+def test_malformed_position_one_line_exit_two(tmp_path, change, message):
+    data = copy.deepcopy(RULEBOOK_EXAMPLE)
+    change(data)
+    for command in (["ten", "wins"], ["ten", "solve"]):
+        result = runner.invoke(app, command + [write(tmp_path, data)])
+        assert result.exit_code == 2
+        err = result.stderr if hasattr(result, "stderr") and result.stderr is not None else result.output
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.output
+
+
+def test_not_json_and_missing_file(tmp_path):
+    bad = runner.invoke(app, ["ten", "wins", write(tmp_path, "{not json")])
+    assert bad.exit_code == 2 and "invalid JSON" in (bad.stderr or bad.output)
+    missing = runner.invoke(app, ["ten", "solve", str(tmp_path / "nope.json")])
+    assert missing.exit_code == 2 and "no such file" in (missing.stderr or missing.output)
+
+
+def test_play_is_seeded_and_draws_the_field():
+    first = runner.invoke(app, ["ten", "play", "--seed", "3", "--depth", "2", "--max-plies", "6", "--json"])
+    again = runner.invoke(app, ["ten", "play", "--seed", "3", "--depth", "2", "--max-plies", "6", "--json"])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout) == json.loads(again.stdout)
+    assert len(json.loads(first.stdout)["moves"]) == 6
+    drawn = runner.invoke(app, ["ten", "play", "--seed", "3", "--variant", "hidden", "--depth", "2",
+                                "--max-plies", "4"])
+    assert drawn.exit_code == 0, drawn.output
+    assert "W" in drawn.stdout and "B" in drawn.stdout
+
+
+def test_play_rejects_unknown_variant():
+    result = runner.invoke(app, ["ten", "play", "--seed", "1", "--variant", "blind"])
+    assert result.exit_code == 2
