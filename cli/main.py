@@ -6,6 +6,7 @@ import typer
 
 from cli import game_cmds, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
+from cli import ten
 
 app = typer.Typer(
     name="tenfold",
@@ -16,6 +17,7 @@ app = typer.Typer(
 )
 
 game_cmds.register(app)
+app.add_typer(ten.app, name="ten")
 tray_cmd.register(app)
 export_cmd.register(app)
 hint_cmd.register(app)
