@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import game_cmds, tray_cmd
+from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
 from cli import ten
 
@@ -19,6 +19,8 @@ app = typer.Typer(
 game_cmds.register(app)
 app.add_typer(ten.app, name="ten")
 tray_cmd.register(app)
+campaign_cmds.register(app)
+generate_cmd.register(app)
 export_cmd.register(app)
 hint_cmd.register(app)
 serve_cmd.register(app)

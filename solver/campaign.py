@@ -18,6 +18,7 @@ the score goal.
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
@@ -194,6 +195,10 @@ class CampaignSearch:
             return
         self._seen[s] = points
         occupied = s.filled | self.stones
+        last_tray = s.tray_index == len(self.trays) - 1
+        if (s.tokens == 0 or not self.kinds) and (s.placed == self.limit - 1 or (last_tray and len(s.tray) == 1)):
+            self._last_placement(s, points, line)
+            return
         # Placements, those that complete a zone first (they raise the best soonest).
         later = []
         for piece in dict.fromkeys(s.tray):
@@ -236,6 +241,31 @@ class CampaignSearch:
                 line.pop()
         if self.kinds & {"reroll", "refresh", "swap"} and s.reserve_index < len(self.reserve):
             self._redeal(s, points, line)
+
+    def _last_placement(self, s: State, points: int, line: list[Move]) -> None:
+        """The final placement with no tokens to spend: only spots that clear can beat the others,
+        so every non-clearing spot is judged by one representative."""
+        occupied = s.filled | self.stones
+        plain: dict[str, object] = {}
+        for piece in dict.fromkeys(s.tray):
+            shape_spots = placements(piece)
+            size = get_piece(piece).size
+            clearing = {}
+            for zone in self.variant.zones:
+                missing = zone & ~occupied
+                if missing and missing.bit_count() <= size:
+                    for spot in _covering(piece)[(missing & -missing).bit_length() - 1]:
+                        if spot.mask & missing == missing and not spot.mask & occupied:
+                            clearing[spot.mask] = spot
+            for spot in clearing.values():
+                self._place(s, piece, spot, points, line)
+            if not s.pumpkins or not self.need_pumpkins:
+                for spot in shape_spots:
+                    if not spot.mask & occupied and spot.mask not in clearing:
+                        plain[piece] = spot
+                        break
+        for piece, spot in plain.items():
+            self._place(s, piece, spot, points, line)
 
     def _completes(self, occupied: Bitboard, mask: Bitboard) -> bool:
         return any(occupied & zone == zone for zone, _ in self.variant.zones_touching(mask))
@@ -294,6 +324,12 @@ class CampaignSearch:
 
 class _Found(Exception):
     pass
+
+
+@lru_cache(maxsize=None)
+def _covering(piece_id: str):
+    """For each cell, the piece's spots that cover it."""
+    return tuple(tuple(sp for sp in placements(piece_id) if sp.mask >> cell & 1) for cell in range(100))
 
 
 def _replace(s: State, **changes) -> State:

@@ -10,6 +10,7 @@ Two layers, both used by everything:
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -298,8 +299,12 @@ class Game:
 
 
 def copy_game(game: Game) -> Game:
-    """A copy that can be played on without touching ``game`` (deal streams are not copied)."""
-    return replace(game, tray=None if game.tray is None else list(game.tray))
+    """A copy that can be played on without touching ``game``; a level's deal stream is copied
+    too (a random stream is shared: copying a seeded generator would replay its draws)."""
+    deals = copy.copy(game.deals) if isinstance(game.deals, ScriptedDeals) else game.deals
+    twin = replace(game, tray=None if game.tray is None else list(game.tray), deals=deals)
+    twin._full_scan = game._full_scan
+    return twin
 
 
 def empty_cells(board: Board) -> int:

@@ -1,0 +1,61 @@
+"""``tenfold generate``: a pack of proven, graded levels."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import cli_errors, write_atomically
+from generator.grade import GRADE_NAMES
+from generator.pack import PackReport, generate_pack
+
+
+@cli_errors
+def generate(
+    kind: Annotated[str, typer.Argument(help="sultan or halloween")],
+    count: Annotated[int, typer.Option(help="levels in the pack")],
+    seed: Annotated[int, typer.Option(help="the pack's seed: the same seed gives the same file")],
+    out: Annotated[Path, typer.Option(help="where to write the pack JSON")],
+    difficulty: Annotated[Optional[str], typer.Option(help="easy, medium, hard or expert (default: a spread)")] = None,
+    trays: Annotated[int, typer.Option(help="trays per level")] = 3,
+    workers: Annotated[int, typer.Option(help="local worker processes")] = 1,
+    backend: Annotated[str, typer.Option(help="local or dask")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
+) -> None:
+    """Generate a pack; every level's solution and best score are proven by the solver."""
+    with typer.progressbar(length=count, label=f"{kind} levels", file=sys.stderr) as bar:
+        shown = [0]
+
+        def on_candidate(index: int, result: dict, accepted: int) -> None:
+            if accepted > shown[0]:
+                bar.update(accepted - shown[0])
+                shown[0] = accepted
+
+        report = generate_pack(kind, count, seed, out, trays, difficulty, workers, backend, scheduler,
+                               on_candidate)
+    write_atomically(out, json.dumps(report.pack, indent=1, sort_keys=False) + "\n")
+    Path(str(out) + ".partial.jsonl").unlink(missing_ok=True)
+    typer.echo(closing_table(report, out))
+
+
+def closing_table(report: PackReport, out: Path) -> str:
+    lines = [f"wrote {out}: {len(report.pack['levels'])} levels from {report.candidates} candidates"]
+    lines.append("grade     levels")
+    for grade in GRADE_NAMES:
+        lines.append(f"{grade:<9} {report.per_grade.get(grade, 0):>6}")
+    if report.proof_nodes:
+        lines.append(f"proof effort: mean {statistics.mean(report.proof_nodes):,.0f} nodes per accepted level")
+    if report.rejected:
+        lines.append("rejected candidates:")
+        for reason, n in report.rejected.most_common():
+            lines.append(f"  {n:>5}  {reason}")
+    return "\n".join(lines)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(generate)

@@ -1,0 +1,147 @@
+"""Measure how hard a level is, and turn the measurements into a grade.
+
+Measured per level (all seeded, so a level's numbers never change):
+
+* the share of random playouts that win (uniform over legal placements);
+* the share of greedy playouts that win (most points now, ties at random,
+  one move in ten random);
+* the number of distinct winning placement sequences (capped);
+* the proof's search effort (nodes).
+
+A playout wins the moment every goal holds, at or before the limit. The
+grade comes from one difficulty number in [0, 1] (``difficulty_score``);
+the four grades are equal-width bands of it, defined once in ``GRADES``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import asdict, dataclass
+
+from solver.engine import Game, copy_game, placement_points, settle
+from solver.level import Level
+from solver.moves import Placement
+from solver.pieces import placements
+
+# The one list of grades: names, order, and the upper edge of each band.
+GRADES: tuple[tuple[str, float], ...] = (
+    ("easy", 0.40),
+    ("medium", 0.60),
+    ("hard", 0.75),
+    ("expert", 1.01),
+)
+GRADE_NAMES = tuple(name for name, _ in GRADES)
+LINES_CAP = 1000
+
+
+@dataclass(frozen=True)
+class Measurements:
+    random_win_share: float
+    greedy_win_share: float
+    winning_lines: int
+    winning_lines_capped: bool
+    proof_nodes: int
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def legal_placements(game: Game) -> list[Placement]:
+    occupied = game.board.occupied
+    return [
+        Placement(piece, spot.row, spot.col)
+        for piece in dict.fromkeys(game.tray or ())
+        for spot in placements(piece)
+        if not spot.mask & occupied
+    ]
+
+
+def playout_peak(level: Level, rng: random.Random, greedy: bool) -> int:
+    """The highest score at a moment when every goal but the score holds; -1 if there is none."""
+    game = level.new_game()
+    peak = game.final_score if level.goals_met(game, ignore_score=True) else -1
+    while game.placements < level.limit:
+        moves = legal_placements(game)
+        if not moves:
+            break
+        if greedy and rng.random() >= 0.1:
+            move = _greedy_choice(game, moves, rng)
+        else:
+            move = rng.choice(moves)
+        game.apply(move)
+        if level.goals_met(game, ignore_score=True):
+            peak = max(peak, game.final_score)
+    return peak
+
+
+def _greedy_choice(game: Game, moves: list[Placement], rng: random.Random) -> Placement:
+    variant = game.variant
+    best, chosen = None, []
+    for move in moves:
+        spot = next(s for s in placements(move.piece) if s.row == move.row and s.col == move.col)
+        _, lines, regions = settle(variant, game.board.filled, game.board.stones, spot.mask)
+        points = placement_points(variant, spot.mask.bit_count(), lines, regions, game.streak.run)
+        if best is None or points > best:
+            best, chosen = points, [move]
+        elif points == best:
+            chosen.append(move)
+    return rng.choice(chosen)
+
+
+def playout_peaks(level: Level, seed: int, random_runs: int = 200, greedy_runs: int = 50) -> tuple[list[int], list[int]]:
+    rng = random.Random(seed)
+    randoms = [playout_peak(level, rng, greedy=False) for _ in range(random_runs)]
+    greedies = [playout_peak(level, rng, greedy=True) for _ in range(greedy_runs)]
+    return randoms, greedies
+
+
+def win_share(peaks: list[int], goal: int | None) -> float:
+    need = 0 if goal is None else goal
+    return sum(1 for p in peaks if p >= 0 and p >= need) / len(peaks)
+
+
+def count_winning_lines(level: Level, cap: int = LINES_CAP, node_budget: int = 200_000) -> tuple[int, bool]:
+    """Distinct placement sequences that win (each stops the moment it wins), up to ``cap``."""
+    count = 0
+    nodes = 0
+    capped = False
+
+    class Stop(Exception):
+        pass
+
+    def walk(game: Game) -> None:
+        nonlocal count, nodes, capped
+        nodes += 1
+        if nodes > node_budget:
+            capped = True
+            raise Stop
+        if level.goals_met(game):
+            count += 1
+            if count >= cap:
+                capped = True
+                raise Stop
+            return
+        if game.placements >= level.limit:
+            return
+        for move in legal_placements(game):
+            child = copy_game(game)
+            child.apply(move)
+            walk(child)
+
+    try:
+        walk(level.new_game())
+    except Stop:
+        pass
+    return count, capped
+
+
+def difficulty_score(m: Measurements) -> float:
+    lines = min(1.0, math.log10(1 + m.winning_lines) / math.log10(1 + LINES_CAP))
+    effort = min(1.0, math.log10(1 + m.proof_nodes) / 6)
+    return 0.4 * (1 - m.random_win_share) + 0.3 * (1 - m.greedy_win_share) + 0.2 * (1 - lines) + 0.1 * effort
+
+
+def grade_of(m: Measurements) -> str:
+    score = difficulty_score(m)
+    return next(name for name, edge in GRADES if score < edge)

@@ -1,0 +1,246 @@
+"""Generate a pack: candidates in index order, graded, deduplicated, streamed to disk, resumable.
+
+Candidate ``i`` of a pack is built from a seed derived from (kind, pack
+seed, i) alone, so the result does not depend on the number of workers or
+the backend; the assembler walks the results in index order and decides
+which to keep. Every candidate result is appended to ``OUT.partial.jsonl``
+as soon as it is known; a rerun with the same arguments reuses that file
+and carries on where it stopped. The finished pack is written atomically
+and the partial file removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from solver.board import parse_board
+from solver.errors import RulesError
+from solver.pieces import get_piece
+
+from .grade import GRADE_NAMES
+from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
+
+GENERATOR_VERSION = "1"
+MAX_CANDIDATES_PER_LEVEL = 400
+
+
+@dataclass
+class PackReport:
+    pack: dict[str, Any]
+    per_grade: Counter = field(default_factory=Counter)
+    rejected: Counter = field(default_factory=Counter)
+    candidates: int = 0
+    proof_nodes: list[int] = field(default_factory=list)
+
+
+def mirror_piece(piece_id: str) -> str:
+    """The left-right mirror image of a piece, by id."""
+    shape = get_piece(piece_id)
+    return get_piece("/".join(row[::-1] for row in shape.mask_text.split("/"))).id
+
+
+def level_key(level: dict[str, Any]) -> str:
+    """Identity of a level up to a left-right mirror: the smaller of its two descriptions."""
+    board = parse_board(level["board"])
+    trays = level["trays"]
+    goals = json.dumps([g for g in level["goals"] if "score" not in g], sort_keys=True)
+    plain = board.text() + json.dumps(trays) + goals + str(level.get("limit"))
+    mirrored = board.mirrored().text() + json.dumps([[mirror_piece(p) for p in t] for t in trays]) + goals + str(
+        level.get("limit"))
+    return min(plain, mirrored)
+
+
+def _quotas(count: int, difficulty: str | None) -> dict[str, int]:
+    if difficulty is not None:
+        return {difficulty: count}
+    base, extra = divmod(count, len(GRADE_NAMES))
+    return {g: base + (1 if i < extra else 0) for i, g in enumerate(GRADE_NAMES)}
+
+
+def _choose_option(candidate: dict[str, Any], quotas: dict[str, int], have: Counter) -> dict[str, Any] | None:
+    """The goal option whose grade still has the most room (ties: easier grade first)."""
+    best = None
+    for option in candidate["options"]:
+        room = quotas.get(option["grade"], 0) - have[option["grade"]]
+        if room <= 0:
+            continue
+        rank = (room, -GRADE_NAMES.index(option["grade"]))
+        if best is None or rank > best[0]:
+            best = (rank, option)
+    return None if best is None else best[1]
+
+
+def _run_local(kind: str, trays: int, seeds: list[int], workers: int) -> Iterator[dict[str, Any]]:
+    if workers <= 1:
+        for seed in seeds:
+            yield build_candidate(kind, trays, seed)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds)
+
+
+def _run_dask(kind: str, trays: int, seeds: list[int], scheduler: Any) -> Iterator[dict[str, Any]]:
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise RulesError("--backend dask needs the 'distributed' package (pip install distributed)") from None
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    futures = client.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds, pure=True)
+    for future in futures:  # in index order
+        yield future.result()
+
+
+def generate_pack(
+    kind: str,
+    count: int,
+    seed: int,
+    out: Path,
+    trays: int = 3,
+    difficulty: str | None = None,
+    workers: int = 1,
+    backend: str = "local",
+    scheduler: Any = None,
+    on_candidate: Callable[[int, dict[str, Any], int], None] | None = None,
+) -> PackReport:
+    if kind not in RECIPES:
+        raise RulesError(f"unknown level kind {kind!r} (expected one of {', '.join(RECIPES)})")
+    if difficulty is not None and difficulty not in GRADE_NAMES:
+        raise RulesError(f"--difficulty: expected one of {', '.join(GRADE_NAMES)}, got {difficulty!r}")
+    if count < 1:
+        raise RulesError(f"--count: must be at least 1, got {count}")
+    if not 1 <= trays <= 12:
+        raise RulesError(f"--trays: expected 1 to 12, got {trays}")
+    if backend not in ("local", "dask"):
+        raise RulesError(f"--backend: expected local or dask, got {backend!r}")
+    if backend == "dask" and scheduler is None:
+        raise RulesError("--backend dask needs --scheduler ADDRESS")
+    params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
+              "version": GENERATOR_VERSION}
+    partial = Path(str(out) + ".partial.jsonl")
+    done = _load_partial(partial, params)
+    quotas = _quotas(count, difficulty)
+    have: Counter = Counter()
+    report = PackReport(pack={})
+    chosen: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    keys: set[str] = set()
+    batch = max(1, workers) * 4
+    index = 0
+    limit = count * MAX_CANDIDATES_PER_LEVEL
+    with open(partial, "a", encoding="utf-8") as log:
+        if not done:
+            log.write(json.dumps({"params": params}) + "\n")
+            log.flush()
+        while len(chosen) < count and index < limit:
+            indices = list(range(index, min(index + batch, limit)))
+            index = indices[-1] + 1
+            todo = [i for i in indices if i not in done]
+            seeds = [candidate_seed(kind, seed, i) for i in todo]
+            if backend == "dask":
+                fresh = _run_dask(kind, trays, seeds, scheduler)
+            else:
+                fresh = _run_local(kind, trays, seeds, workers)
+            for i, result in zip(todo, fresh):
+                done[i] = result
+                log.write(json.dumps({"index": i, "result": result}) + "\n")
+                log.flush()
+            for i in indices:
+                if len(chosen) >= count:
+                    break
+                result = done[i]
+                report.candidates += 1
+                reason = _accept(result, quotas, have, keys, chosen)
+                if reason:
+                    report.rejected[reason] += 1
+                else:
+                    report.proof_nodes.append(result["nodes"])
+                if on_candidate is not None:
+                    on_candidate(i, result, len(chosen))
+    if len(chosen) < count:
+        raise RulesError(
+            f"only {len(chosen)} of {count} levels found in {limit} candidates "
+            f"(rejected: {dict(report.rejected)})"
+        )
+    order = sorted(range(len(chosen)), key=lambda k: (GRADE_NAMES.index(chosen[k][1]["grade"]),
+                                                     chosen[k][1]["difficulty"], k))
+    levels = []
+    for n, k in enumerate(order, 1):
+        candidate, option = chosen[k]
+        levels.append(finish_level(candidate, option, f"{kind}-{n:03d}"))
+        report.per_grade[option["grade"]] += 1
+    recipe = RECIPES[kind]
+    report.pack = {
+        "format": "tenfold.pack/1",
+        "id": f"{kind}-{seed}",
+        "title": {"sultan": "Sultan's Labyrinth", "halloween": "Halloween Challenge Campaign"}[kind]
+        + f" (seed {seed})",
+        "generator": {
+            "seed": seed,
+            "version": GENERATOR_VERSION,
+            "kind": kind,
+            "variant": recipe.variant,
+            "mode": recipe.mode,
+            "trays": trays,
+            "count": count,
+            "difficulty": difficulty,
+            "command": _command(kind, count, seed, trays, difficulty),
+        },
+        "levels": levels,
+    }
+    return report
+
+
+def _command(kind: str, count: int, seed: int, trays: int, difficulty: str | None) -> str:
+    cmd = f"tenfold generate {kind} --count {count} --seed {seed} --trays {trays}"
+    if difficulty:
+        cmd += f" --difficulty {difficulty}"
+    return cmd + " --out PACK.json"
+
+
+def _accept(result, quotas, have, keys, chosen) -> str:
+    """Keep the candidate if it fits; otherwise the reason it was turned down."""
+    if result["status"] != "accepted":
+        return result["reason"]
+    option = _choose_option(result, quotas, have)
+    if option is None:
+        grades = sorted({o["grade"] for o in result["options"]})
+        return "grade not wanted (" + ", ".join(grades) + ")"
+    key = level_key(result["level"])
+    if key in keys:
+        return "duplicate (mirror images included)"
+    keys.add(key)
+    have[option["grade"]] += 1
+    chosen.append((result, option))
+    return ""
+
+
+def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Results of an earlier, interrupted run with the same parameters."""
+    if not path.exists():
+        return {}
+    done: dict[int, dict[str, Any]] = {}
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    if not lines:
+        return {}
+    try:
+        header = json.loads(lines[0])
+    except json.JSONDecodeError:
+        header = {}
+    if header.get("params") != params:
+        os.unlink(path)  # another run's leftovers: start afresh
+        return {}
+    for line in lines[1:]:
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            break  # a line cut short by the interruption
+        done[entry["index"]] = entry["result"]
+    return done

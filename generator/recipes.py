@@ -1,0 +1,129 @@
+"""The two kinds of level tenfold generates, and how one candidate becomes a graded level.
+
+A candidate is a pure function of (kind, trays, seed): the same inputs give
+the same result on any machine and in any worker, so a pack does not depend
+on how its candidates were spread over processes. Proofs are bounded by a
+node budget, never by wall-clock time, for the same reason.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from solver.campaign import PROOF_OPTIMAL, solve_level
+from solver.level import LEVEL_FORMAT, Level
+from solver.variants import find_variant
+
+from .construct import construct
+from .grade import Measurements, grade_of, difficulty_score, playout_peaks, win_share
+from .lines import first_win_count, winning_intervals
+
+GOAL_FRACTIONS = (0.5, 0.7, 0.85, 0.95, 1.0)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    kind: str
+    variant: str
+    mode: str
+    stones: tuple[int, int]  # inclusive range
+    density: tuple[float, float]
+    pumpkins: tuple[int, int]  # inclusive range; (0, 0) for none
+    place_all: bool
+
+
+RECIPES: dict[str, Recipe] = {
+    "sultan": Recipe("sultan", "arabic", "sultan", (4, 4), (0.82, 0.92), (0, 0), True),
+    "halloween": Recipe("halloween", "halloween", "campaign", (2, 5), (0.78, 0.9), (2, 5), False),
+}
+
+
+def candidate_seed(kind: str, pack_seed: int, index: int) -> int:
+    return random.Random(f"tenfold:{kind}:{pack_seed}:{index}").randrange(1 << 48)
+
+
+def build_candidate(kind: str, trays: int, seed: int, node_budget: int = 400_000) -> dict[str, Any]:
+    """Construct, prove and measure one candidate.
+
+    Returns a JSON-able dict: ``status`` ``accepted`` with the level (no score
+    goal yet), its proven best and one grading option per goal fraction; or
+    ``rejected`` with the reason.
+    """
+    recipe = RECIPES[kind]
+    variant = find_variant(recipe.variant)
+    mode = variant.mode(recipe.mode)
+    rng = random.Random(seed)
+    stones = rng.randint(*recipe.stones)
+    built = construct(variant, rng, trays, stones, rng.uniform(*recipe.density))
+    if built is None:
+        return _rejected(seed, "construction failed")
+    pieces = sum(len(t) for t in built.trays)
+    board = built.board
+    goals: list[dict[str, Any]] = []
+    limit = pieces
+    line = list(built.line)
+    if recipe.place_all:
+        goals.append({"place_all": True})
+    if recipe.pumpkins[1]:
+        cleared_any = 0
+        for mask in built.cleared_originals:
+            cleared_any |= mask
+        cells = [c for c in range(100) if cleared_any >> c & 1]
+        if len(cells) < recipe.pumpkins[0]:
+            return _rejected(seed, "too few clearable tiles for pumpkins")
+        chosen = rng.sample(cells, min(len(cells), rng.randint(*recipe.pumpkins)))
+        pumpkins = sum(1 << c for c in chosen)
+        last = max(i for i, mask in enumerate(built.cleared_originals) if mask & pumpkins)
+        limit = min(pieces, last + 1 + rng.randint(0, 2))
+        line = line[:limit]
+        board = type(board)(board.filled, board.stones, pumpkins)
+        goals.append({"pumpkins": True})
+    level = Level("candidate", variant, mode.name, board, built.trays, goals, limit=limit, tokens=mode.tokens)
+    answer = solve_level(level, time_limit=math.inf, node_limit=node_budget, hint=line)
+    if not answer.complete:
+        return _rejected(seed, "proof budget exceeded", nodes=answer.nodes)
+    if answer.proof != PROOF_OPTIMAL or answer.best_score is None:
+        return _rejected(seed, f"no winning line ({answer.proof})", nodes=answer.nodes)
+    best = answer.best_score
+    randoms, greedies = playout_peaks(level, rng.randrange(1 << 31))
+    intervals, complete = winning_intervals(level)
+    options = []
+    for fraction in GOAL_FRACTIONS:
+        goal = max(1, math.ceil(fraction * best))
+        lines = first_win_count(intervals, goal)
+        m = Measurements(
+            random_win_share=round(win_share(randoms, goal), 4),
+            greedy_win_share=round(win_share(greedies, goal), 4),
+            winning_lines=lines,
+            winning_lines_capped=not complete,
+            proof_nodes=answer.nodes,
+        )
+        options.append({"goal": goal, "grade": grade_of(m), "difficulty": round(difficulty_score(m), 4),
+                         "measurements": m.to_json()})
+    data = level.to_json()
+    data["solution"] = [m.to_json() for m in answer.best_line]
+    data["best"] = {"score": best, "proof": PROOF_OPTIMAL, "bound": best}
+    return {"seed": seed, "status": "accepted", "level": data, "best": best, "options": options,
+            "nodes": answer.nodes}
+
+
+def _rejected(seed: int, reason: str, nodes: int = 0) -> dict[str, Any]:
+    return {"seed": seed, "status": "rejected", "reason": reason, "nodes": nodes}
+
+
+def finish_level(candidate: dict[str, Any], option: dict[str, Any], level_id: str) -> dict[str, Any]:
+    """The level as it goes into a pack: score goal, stars, grade and its measurements."""
+    level = dict(candidate["level"])
+    best = candidate["best"]
+    goal = option["goal"]
+    level["format"] = LEVEL_FORMAT
+    level["id"] = level_id
+    level["goals"] = list(level["goals"]) + [{"score": goal}]
+    level["stars"] = [goal, (goal + best + 1) // 2, best]
+    level["grade"] = option["grade"]
+    level["difficulty"] = option["difficulty"]
+    level["measurements"] = option["measurements"]
+    return level
