@@ -26,9 +26,9 @@ from solver.pieces import placements
 
 # The one list of grades: names, order, and the upper edge of each band.
 GRADES: tuple[tuple[str, float], ...] = (
-    ("easy", 0.40),
-    ("medium", 0.60),
-    ("hard", 0.75),
+    ("easy", 0.58),
+    ("medium", 0.72),
+    ("hard", 0.86),
     ("expert", 1.01),
 )
 GRADE_NAMES = tuple(name for name, _ in GRADES)

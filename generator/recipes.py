@@ -21,7 +21,7 @@ from .construct import construct
 from .grade import Measurements, grade_of, difficulty_score, playout_peaks, win_share
 from .lines import first_win_count, winning_intervals
 
-GOAL_FRACTIONS = (0.5, 0.7, 0.85, 0.95, 1.0)
+GOAL_FRACTIONS = (0.3, 0.5, 0.7, 0.85, 1.0)
 
 
 @dataclass(frozen=True)

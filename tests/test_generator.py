@@ -1,0 +1,149 @@
+"""The generator: proven levels, independent replays, determinism, resume, dedup, Dask."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+import reference_rules as ref
+from cli.main import app
+from generator.grade import GRADE_NAMES, Measurements, grade_of
+from generator.pack import generate_pack, level_key, mirror_piece
+from solver.level import parse_pack
+from solver.verify import verify_level
+
+KIND, COUNT, SEED, TRAYS = "halloween", 3, 11, 2
+TOKEN_BONUS = {"halloween": 0, "arabic": 100, "sudoku": 200}
+
+
+def pack_text(tmp_path, name, **kw) -> str:
+    out = tmp_path / f"{name}.json"
+    report = generate_pack(KIND, COUNT, SEED, out, TRAYS, **kw)
+    return json.dumps(report.pack, indent=1)
+
+
+@pytest.fixture(scope="module")
+def base_pack(tmp_path_factory):
+    return pack_text(tmp_path_factory.mktemp("gen"), "base")
+
+
+def reference_check(level: dict) -> tuple[bool, str]:
+    """Replay a stored solution with the naive reference rules, tray by tray."""
+    game = ref.RefGame(level["variant"], "/".join(level["board"]))
+    trays = [Counter(t) for t in level["trays"]]
+    assert all(sum(t.values()) == 3 for t in trays), "reference turns assume full trays"
+    placed = 0
+    for move in level["solution"]:
+        assert "token" not in move
+        tray = trays[placed // 3]
+        if tray[move["piece"]] <= 0:
+            return False, f"{move['piece']} not in tray {placed // 3}"
+        tray[move["piece"]] -= 1
+        game.place(move["piece"], move["row"], move["col"])
+        placed += 1
+    if placed > level["limit"]:
+        return False, "past the limit"
+    score = game.score + level.get("tokens", 0) * TOKEN_BONUS[level["variant"]]
+    for goal in level["goals"]:
+        if "score" in goal and score < goal["score"]:
+            return False, f"score {score} < {goal['score']}"
+        if goal.get("pumpkins") and "P" in game.text:
+            return False, "pumpkins left"
+        if goal.get("place_all") and placed != 3 * len(level["trays"]):
+            return False, "not every piece placed"
+    if score != level["best"]["score"]:
+        return False, f"solution scores {score}, best claims {level['best']['score']}"
+    return True, ""
+
+
+def test_every_level_is_proven_and_replays_independently(base_pack):
+    pack = json.loads(base_pack)
+    parsed = parse_pack(pack)
+    assert len(parsed.levels) == COUNT
+    for level, raw in zip(parsed.levels, pack["levels"]):
+        verdict = verify_level(level, time_limit=60)
+        assert verdict.ok, verdict.problems
+        ok, why = reference_check(raw)
+        assert ok, f"{raw['id']}: {why}"
+        assert raw["best"]["proof"] == "optimal"
+        assert raw["grade"] in GRADE_NAMES
+        assert raw["stars"][0] <= raw["stars"][1] <= raw["stars"][2] == raw["best"]["score"]
+        assert sum(row.count("P") for row in raw["board"]) >= 2
+
+
+def test_pack_is_ordered_by_grade_and_has_no_duplicates(base_pack):
+    levels = json.loads(base_pack)["levels"]
+    ranks = [(GRADE_NAMES.index(lv["grade"]), lv["difficulty"]) for lv in levels]
+    assert ranks == sorted(ranks)
+    assert len({level_key(lv) for lv in levels}) == len(levels)
+    assert [lv["id"] for lv in levels] == [f"{KIND}-{n:03d}" for n in range(1, COUNT + 1)]
+
+
+def test_same_seed_same_bytes_with_more_workers(base_pack, tmp_path):
+    assert pack_text(tmp_path, "two", workers=2) == base_pack
+
+
+def test_dask_backend_gives_the_same_pack(base_pack, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        assert pack_text(tmp_path, "dask", backend="dask", scheduler=client) == base_pack
+
+
+def test_interrupted_run_resumes_to_the_same_pack(base_pack, tmp_path):
+    out = tmp_path / "resume.json"
+
+    class Interrupted(Exception):
+        pass
+
+    def stop_early(index, result, accepted):
+        if index >= 6:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        generate_pack(KIND, COUNT, SEED, out, TRAYS, on_candidate=stop_early)
+    partial = tmp_path / "resume.json.partial.jsonl"
+    assert len(partial.read_text().splitlines()) >= 7
+    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
+    assert json.dumps(report.pack, indent=1) == base_pack
+
+
+def test_mirror_images_are_duplicates():
+    pairs = {"L3-nw": "L3-ne", "L3-sw": "L3-se", "L5-nw": "L5-ne", "T4-e": "T4-w", "T4-n": "T4-n",
+             "X5": "X5", "1x4": "1x4", "3x2": "3x2"}
+    for a, b in pairs.items():
+        assert mirror_piece(a) == b and mirror_piece(b) == a
+    board = ["#........."] + [".........."] * 8 + ["....S....."]
+    level = {"board": board, "trays": [["L3-nw", "1x2", "T4-e"]], "goals": [{"pumpkins": True}], "limit": 3}
+    mirror = {"board": [r[::-1] for r in board], "trays": [["L3-ne", "1x2", "T4-w"]],
+              "goals": [{"pumpkins": True}], "limit": 3}
+    other = dict(level, limit=2)
+    assert level_key(level) == level_key(mirror)
+    assert level_key(level) != level_key(other)
+
+
+def test_grades_follow_the_measurements():
+    def m(r, g, w, n=1000):
+        return Measurements(r, g, w, False, n)
+
+    order = [grade_of(m(0.9, 1.0, 1000)), grade_of(m(0.02, 0.6, 100)), grade_of(m(0.0, 0.3, 20)),
+             grade_of(m(0.0, 0.0, 1, 10**6))]
+    assert order == ["easy", "medium", "hard", "expert"]
+
+
+@pytest.mark.parametrize("args, word", [
+    (["generate", "pyramids", "--count", "1", "--seed", "1", "--out", "x.json"], "kind"),
+    (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "x.json", "--difficulty", "insane"],
+     "difficulty"),
+    (["generate", "halloween", "--count", "0", "--seed", "1", "--out", "x.json"], "count"),
+])
+def test_generate_rejects_bad_arguments(args, word, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert word in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "x.json").exists()
