@@ -12,9 +12,9 @@ candidate) run until ``samples`` rounds or the time budget is used up, and
 only complete rounds count.
 
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
-one rotate/remove (``TraySearch.rescue``), else a reroll (Arabic), a swap of
-the piece that blocks (Sudoku) or a refresh, else a rescue with more
-tokens. With more than ``keep_tokens`` tokens, an Arabic rotation is spent
+the single rotate or remove whose tray then has the best value, else a
+reroll (Arabic), a swap of the piece that blocks (Sudoku) or a refresh,
+else the fewest rotates/removes ``TraySearch.rescue`` finds. With more than ``keep_tokens`` tokens, an Arabic rotation is spent
 when it raises the tray's value by more than the token's end bonus.
 
 ``ExpertPolicy`` is a ``Policy``: it returns one move per call and keeps
@@ -60,7 +60,7 @@ class Decision:
 class ExpertPolicy:
     def __init__(self, time_limit: float = 0.0, seed: int = 0, samples: int = 16,
                  candidates: int = 6, weights: dict[str, float] | None = None,
-                 keep_tokens: int = 2, danger_only: bool = True, death: float = -3000.0):
+                 keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0):
         self.time_limit = time_limit  # seconds per tray for the lookahead; 0 = none
         self.seed = seed
         self.samples = samples
@@ -217,11 +217,9 @@ class ExpertPolicy:
             return []
         variant, tray = game.variant, list(game.tray or ())
         kinds = variant.token_kinds
-        search = TraySearch(variant, game.board, game.streak)
-        if kinds & {"rotate", "remove"}:
-            rescued = search.rescue(tray, 1)
-            if rescued is not None:
-                return _leading_tokens(rescued[1])
+        single = self._best_single_token(game)
+        if single is not None:
+            return [single]
         can_draw = isinstance(game.deals, RandomDeals) or (
             isinstance(game.deals, ScriptedDeals) and game.deals.reserve_left > 0)
         if can_draw and "swap" in kinds:
@@ -236,10 +234,51 @@ class ExpertPolicy:
         if can_draw and "refresh" in kinds:
             return [TokenUse("refresh")]
         if kinds & {"rotate", "remove"} and game.tokens > 1:
-            rescued = search.rescue(tray, game.tokens)
+            rescued = TraySearch(variant, game.board, game.streak).rescue(tray, game.tokens)
             if rescued is not None:
                 return _leading_tokens(rescued[1])
         return []
+
+    def _best_single_token(self, game: Game) -> TokenUse | None:
+        """The rotate or remove after which the whole tray fits with the best value."""
+        from .board import Board
+        from .enumerate_jit import enumerate_tray_jit
+        from .pieces import placements
+
+        variant, board, tray = game.variant, game.board, list(game.tray or ())
+        options: list[tuple[TokenUse, Board, list[str]]] = []
+        if "rotate" in variant.token_kinds:
+            for piece in dict.fromkeys(tray):
+                seen = {piece}
+                for turns in (1, 2, 3):
+                    turned = rotate_cw(get_piece(piece), turns).id
+                    if turned not in seen:
+                        seen.add(turned)
+                        rotated = list(tray)
+                        rotated[rotated.index(piece)] = turned
+                        options.append((TokenUse("rotate", piece=piece, turns=turns), board, rotated))
+        if "remove" in variant.token_kinds:
+            useful = 0  # tiles that are the only blocker of some spot
+            occupied = board.occupied
+            for piece in set(tray):
+                for spot in placements(piece):
+                    blocked = spot.mask & occupied
+                    if blocked and blocked & (blocked - 1) == 0 and not blocked & board.stones:
+                        useful |= blocked
+            while useful:
+                bit = useful & -useful
+                useful ^= bit
+                cell = bit.bit_length() - 1
+                cleared = Board(board.filled & ~bit, board.stones, board.pumpkins & ~bit)
+                options.append((TokenUse("remove", row=cell // 10, col=cell % 10), cleared, tray))
+        best, best_value = None, None
+        for move, after, pieces in options:
+            states = enumerate_tray_jit(variant, after, game.streak, pieces)
+            if len(states):
+                _, values = self._values(states, after.stones)
+                if best_value is None or values[0] > best_value:
+                    best, best_value = move, values[0]
+        return best
 
 
 def _leading_tokens(plan: list[Move]) -> list[Move]:
