@@ -6,8 +6,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import board_arg, cli_errors, emit_json
+from cli.common import board_arg, cli_errors, emit_json, variant_arg
 from cli.tray_cmd import draw_plan, parse_tray, solve_tray
+from solver.board import Board
+from solver.errors import RulesError
+from solver.moves import parse_moves
+from solver.tray import TrayAnswer
 
 
 @cli_errors
@@ -18,16 +22,42 @@ def hint(
     streak: Annotated[int, typer.Option(help="consecutive clearing placements before the tray")] = 0,
     tokens: Annotated[int, typer.Option(help="tokens available for a rescue when the tray does not fit")] = 0,
     method: Annotated[str, typer.Option(help="search or cpsat")] = "search",
+    policy: Annotated[str, typer.Option(help="best (most points now, as tenfold tray) or expert (endless play: "
+                                              "points + board evaluation + lookahead)")] = "best",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="seconds the expert may think", min=0.0)] = 1.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """A hint for one tray: its best plan and safe first moves (the same answer as tenfold tray)."""
     start = board_arg(board)
     pieces = parse_tray(tray)
+    if policy == "expert":
+        _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out)
+        return
+    if policy != "best":
+        raise RulesError(f"--policy: expected best or expert, got {policy!r}")
     answer = solve_tray(rules, start, pieces, streak, tokens, method)
     if json_out:
         emit_json(answer.to_json(with_tokens=tokens > 0))
         return
     typer.echo(draw_plan(rules, start, pieces, answer, streak))
+
+
+def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, tokens: int,
+                 time_limit: float, json_out: bool) -> None:
+    from solver.expert import hint as expert_hint
+
+    if streak < 0:
+        raise RulesError(f"--streak: must be 0 or more, got {streak}")
+    answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit)
+    if json_out:
+        emit_json(answer)
+        return
+    plan = answer["plan"]
+    tray_answer = TrayAnswer(answer["placeable"], answer["best_score"],
+                             None if plan is None else parse_moves(plan), [], answer["tokens_used"])
+    typer.echo(draw_plan(rules, start, pieces, tray_answer, streak))
+    typer.echo(f"expert: {answer['end_states']} end states, {answer['lookahead_rounds']} lookahead rounds, "
+               f"{answer['ms']} ms")
 
 
 def register(app: typer.Typer) -> None:
