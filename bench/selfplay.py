@@ -1,7 +1,7 @@
 """Self-play benchmark: seeded games per variant, capped, with the greedy or expert policy.
 
     .venv/bin/python bench/selfplay.py [--games 20] [--cap 2000] [--policy expert]
-        [--time-limit 0] [--seed 2026] [--only halloween,sultan] [--json out.json]
+        [--time-limit 0.3] [--seed 2026] [--only halloween,sultan] [--json out.json]
 
 Configurations: halloween (endless), arabic (standard), sudoku (classic) and
 sultan (arabic, Sultan's Labyrinth: 3 tokens and 4 stones on seeded cells).
@@ -92,7 +92,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--cap", type=int, default=2000)
     parser.add_argument("--policy", default="expert", choices=("greedy", "expert"))
-    parser.add_argument("--time-limit", type=float, default=0.0, help="expert lookahead seconds per tray")
+    parser.add_argument("--time-limit", type=float, default=0.3,
+                        help="expert lookahead seconds per tray, spent only when the board gets tight")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--only", default=",".join(CONFIGS), help="comma-separated configurations")
     parser.add_argument("--json", dest="json_out", help="also write the results to this file")

@@ -61,7 +61,7 @@ def objective(variant, mode, weights: dict, seeds: list[int], cap: int, fill: fl
     trays, scores = [], []
     for seed in seeds:
         game = new_random_game(variant, seed, hard_start(variant, mode, seed, fill), mode.tokens)
-        result = play_game(game, ExpertPolicy(seed=seed, weights=weights), cap)
+        result = play_game(game, ExpertPolicy(time_limit=0.0, seed=seed, weights=weights), cap)
         trays.append(result.trays)
         scores.append(result.score)
     return statistics.mean(trays), statistics.mean(scores)

@@ -65,7 +65,8 @@ def play(
     trays: Annotated[int, typer.Option(help="stop after this many trays", min=1)] = 100,
     policy: Annotated[str, typer.Option(help="greedy or expert")] = "greedy",
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.0,
-                                              help="expert: seconds of lookahead per tray (0: none)")] = 0.0,
+                                              help="expert: seconds of lookahead per tray, spent when the board "
+                                                   "gets tight (0: none)")] = 0.3,
     board: Annotated[Optional[str], typer.Option(help="starting board (default: empty)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:

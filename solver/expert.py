@@ -58,10 +58,10 @@ class Decision:
 
 
 class ExpertPolicy:
-    def __init__(self, time_limit: float = 0.0, seed: int = 0, samples: int = 16,
+    def __init__(self, time_limit: float = 0.3, seed: int = 0, samples: int = 16,
                  candidates: int = 6, weights: dict[str, float] | None = None,
                  keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0):
-        self.time_limit = time_limit  # seconds per tray for the lookahead; 0 = none
+        self.time_limit = time_limit  # seconds per tray for the lookahead (when in danger); 0 = none
         self.seed = seed
         self.samples = samples
         self.candidates = candidates
@@ -309,7 +309,7 @@ def _plan_keys(game: Game, moves: list[Move]) -> dict[tuple, Move]:
     return keys
 
 
-def expert_policy(time_limit: float = 0.0, seed: int = 0, **options) -> ExpertPolicy:
+def expert_policy(time_limit: float = 0.3, seed: int = 0, **options) -> ExpertPolicy:
     return ExpertPolicy(time_limit=time_limit, seed=seed, **options)
 
 
