@@ -18,6 +18,7 @@ the score goal.
 from __future__ import annotations
 
 import time
+from itertools import combinations
 from functools import lru_cache
 from dataclasses import dataclass, field
 
@@ -129,6 +130,10 @@ class CampaignSearch:
             return False
         return True
 
+    def _pumpkins_removable(self, s: State) -> bool:
+        return (self.need_pumpkins and "remove" in self.kinds and 0 < s.pumpkins.bit_count() <= s.tokens
+                and not (self.need_all and s.tray_index < len(self.trays)))
+
     # ------------------------------------------------------------------
     def run(self, target: int | None = None, hint: list[Move] | None = None) -> CampaignAnswer:
         """Search for the best score; with ``target``, stop as soon as a line reaches it.
@@ -186,6 +191,12 @@ class CampaignSearch:
             raise _Budget
         if self._ends_ok(s):
             self._offer(s, points, line)
+        elif self._pumpkins_removable(s):
+            # Stop here by spending a token on each pumpkin left.
+            removes = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(s.pumpkins)]
+            n = len(removes)
+            self._offer(_replace(s, filled=s.filled & ~s.pumpkins, pumpkins=0, tokens=s.tokens - n),
+                        points, line + removes)
         if s.placed >= self.limit or s.tray_index >= len(self.trays):
             return
         if self._best is not None and self._upper_bound(s, points) <= self._best:
@@ -213,34 +224,79 @@ class CampaignSearch:
             self._place(s, piece, spot, points, line)
         if s.tokens <= 0:
             return
-        # Token uses. A rotation only matters for the piece placed right after it,
-        # so "rotate, then place that piece" is searched as one step.
-        if "rotate" in self.kinds:
-            for piece in dict.fromkeys(s.tray):
-                tried = {piece}
-                for turns in (1, 2, 3):
-                    turned = rotate_cw(get_piece(piece), turns).id
-                    if turned in tried:
-                        continue  # a symmetric piece: this turn gives a shape already tried
-                    tried.add(turned)
-                    token = TokenUse("rotate", piece=piece, turns=turns)
-                    spent = _replace(s, tokens=s.tokens - 1, tray=tuple(sorted(
-                        s.tray[:s.tray.index(piece)] + (turned,) + s.tray[s.tray.index(piece) + 1:])))
-                    for spot in placements(turned):
-                        if spot.mask & occupied:
-                            continue
-                        line.append(token)
-                        self._place(spent, turned, spot, points, line)
-                        line.pop()
-        if "remove" in self.kinds:
-            for cell in scan_cells(s.filled):
-                bit = 1 << cell
-                line.append(TokenUse("remove", row=cell_row(cell), col=cell_col(cell)))
-                self._search(_replace(s, filled=s.filled & ~bit, pumpkins=s.pumpkins & ~bit,
-                                      tokens=s.tokens - 1), points, line)
-                line.pop()
+        if self.kinds & {"rotate", "remove"}:
+            self._token_placements(s, points, line)
         if self.kinds & {"reroll", "refresh", "swap"} and s.reserve_index < len(self.reserve):
             self._redeal(s, points, line)
+
+    def _token_placements(self, s: State, points: int, line: list[Move]) -> None:
+        """Placements that spend rotate/remove tokens on the way, searched as one step.
+
+        Why this covers every use of these tokens: a rotation only changes the
+        piece it turns, so it can wait until that piece is placed. A removed
+        tile changes nothing until the first later placement that covers its
+        cell, or that would complete a zone through it (until then both boards
+        agree everywhere else, and no zone through the cell can complete on
+        either). So every removal can wait until just before such a placement:
+        it frees the spot the piece takes, or stops one of the zones the
+        placement would complete. A removal that never matters only costs its
+        token (pumpkins aside, which ``_offer`` removes at the end).
+        """
+        stones = self.stones
+        occupied = s.filled | stones
+        can_remove = "remove" in self.kinds
+        can_rotate = "rotate" in self.kinds
+        for piece in dict.fromkeys(s.tray):
+            shapes = [(piece, 0)]
+            if can_rotate:
+                seen = {piece}
+                for turns in (1, 2, 3):
+                    turned = rotate_cw(get_piece(piece), turns).id
+                    if turned not in seen:
+                        seen.add(turned)
+                        shapes.append((turned, turns))
+            i = s.tray.index(piece)
+            for shape, turns in shapes:
+                rot_cost = 1 if turns else 0
+                tray = tuple(sorted(s.tray[:i] + (shape,) + s.tray[i + 1:])) if turns else s.tray
+                for spot in placements(shape):
+                    overlap = spot.mask & occupied
+                    if overlap & stones or (overlap and not can_remove):
+                        continue
+                    cost = rot_cost + overlap.bit_count()
+                    if cost > s.tokens:
+                        continue
+                    lead: list[Move] = [TokenUse("rotate", piece=piece, turns=turns)] if turns else []
+                    lead += [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(overlap)]
+                    base = _replace(s, filled=s.filled & ~overlap, pumpkins=s.pumpkins & ~overlap,
+                                    tokens=s.tokens - cost, tray=tray)
+                    if cost:
+                        line.extend(lead)
+                        self._place(base, shape, spot, points, line)
+                        del line[len(line) - len(lead):]
+                    if can_remove and base.tokens:
+                        self._prevent_clears(base, shape, spot, points, line, lead)
+
+    def _prevent_clears(self, s: State, shape: str, spot, points: int, line: list[Move],
+                        lead: list[Move]) -> None:
+        """Remove tiles so that this placement does not complete some of the zones it would."""
+        occupied = s.filled | self.stones | spot.mask
+        completed = [z for z, _ in self.variant.zones_touching(spot.mask) if occupied & z == z]
+        if not completed:
+            return
+        cells = [c for c in scan_cells(s.filled & ~spot.mask) if any(z >> c & 1 for z in completed)]
+        for size in range(1, s.tokens + 1):
+            for chosen in combinations(cells, size):
+                # Each removed tile must stop a zone the others do not (else it can wait).
+                if not all(any(z >> c & 1 and not any(z >> o & 1 for o in chosen if o != c) for z in completed)
+                           for c in chosen):
+                    continue
+                mask = sum(1 << c for c in chosen)
+                moves = lead + [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in chosen]
+                line.extend(moves)
+                self._place(_replace(s, filled=s.filled & ~mask, pumpkins=s.pumpkins & ~mask,
+                                     tokens=s.tokens - size), shape, spot, points, line)
+                del line[len(line) - len(moves):]
 
     def _last_placement(self, s: State, points: int, line: list[Move]) -> None:
         """The final placement with no tokens to spend: only spots that clear can beat the others,
