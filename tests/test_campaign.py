@@ -1,0 +1,172 @@
+"""The campaign search on hand-made levels whose answers are worked out by hand, and
+``tenfold solve`` / ``tenfold verify`` through the CLI (exit codes 0, 1, 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from solver.campaign import solve_level
+from solver.campaign_cpsat import solve_level_cpsat
+from solver.level import parse_level, play_solution
+from solver.moves import Placement, TokenUse
+
+EMPTY = "." * 10
+STONES = "S" * 10
+
+
+def level_data(variant="halloween", mode="campaign", board=None, trays=(("1x1",),), goals=({"score": 1},), **extra):
+    data = {
+        "format": "tenfold.level/1", "id": "hand", "variant": variant, "mode": mode,
+        "board": list(board or [EMPTY] * 10), "trays": [list(t) for t in trays], "goals": [dict(g) for g in goals],
+    }
+    data.update(extra)
+    return data
+
+
+def both(data):
+    level = parse_level(data)
+    return level, solve_level(level, time_limit=20), solve_level_cpsat(level, time_limit=20)
+
+
+def test_pumpkin_goal_met_only_one_way():
+    # Row 0 holds the pumpkin and misses only (0,9); column 0 misses nine cells.
+    # The 1x1 at (0,9) is the one line that clears the pumpkin: 1 cell + one row (10) = 11.
+    board = ["P########."] + [EMPTY] * 9
+    level, search, cpsat = both(level_data(board=board, goals=[{"pumpkins": True}, {"score": 11}]))
+    for answer in (search, cpsat):
+        assert (answer.solvable, answer.best_score, answer.proof) == (True, 11, "optimal")
+        assert answer.solution == [Placement("1x1", 0, 9)]
+
+
+def test_pumpkin_goal_infeasible():
+    # A 1x2 cannot fill the single gap of the pumpkin's row, nor nine cells of its column.
+    board = ["P########."] + [EMPTY] * 9
+    level, search, cpsat = both(level_data(board=board, trays=[["1x2"]], goals=[{"pumpkins": True}]))
+    for answer in (search, cpsat):
+        assert (answer.solvable, answer.best_score, answer.proof, answer.solution) == (False, None, "infeasible", None)
+
+
+def test_limit_stops_before_place_all():
+    data = level_data(trays=[["1x1", "1x1"]], goals=[{"place_all": True}], limit=1)
+    _, search, cpsat = both(data)
+    for answer in (search, cpsat):
+        assert (answer.solvable, answer.best_score, answer.proof) == (False, None, "infeasible")
+    data["limit"] = 2  # both placements allowed: 1 + 1 cells, no clear
+    _, search, cpsat = both(data)
+    for answer in (search, cpsat):
+        assert (answer.solvable, answer.best_score, answer.proof) == (True, 2, "optimal")
+
+
+def test_limit_below_piece_count_takes_the_best_prefix():
+    # One placement on an empty board: the 2x2 (4 points) beats the 1x1; the 2x2 comes second.
+    data = level_data(trays=[["1x1", "2x2"]], goals=[{"score": 4}], limit=1)
+    _, search, cpsat = both(data)
+    for answer in (search, cpsat):
+        assert (answer.solvable, answer.best_score, answer.proof) == (True, 4, "optimal")
+        assert len(answer.solution) == 1 and answer.solution[0].piece == "2x2"
+
+
+def test_halloween_streak_across_trays():
+    # Rows 0 and 1 each miss their last cell. Two 1x1 in two trays: the first clears row 0
+    # (1 + 10), the second clears row 1 after a clearing placement (1 + 10 + 5) = 27.
+    board = ["#########.", "#########."] + [EMPTY] * 8
+    _, search, cpsat = both(level_data(board=board, trays=[["1x1"], ["1x1"]], goals=[{"score": 27}]))
+    for answer in (search, cpsat):
+        assert (answer.solvable, answer.best_score, answer.proof) == (True, 27, "optimal")
+
+
+def test_removal_enables_the_only_placement():
+    # Stones everywhere but (0,0) empty and a tile at (0,1). The 1x2 fits only after the
+    # tile is removed (1 token); it then completes row 0 and columns 0 and 1: Arabic 3 zones
+    # = 600, plus 2 cells, no token left: 602. Keeping the token and not placing: 100.
+    board = [".#SSSSSSSS"] + [STONES] * 9
+    data = level_data("arabic", "standard", board, [["1x2"]], [{"place_all": True}], tokens=1)
+    _, search, cpsat = both(data)
+    for answer in (search, cpsat):
+        assert (answer.solvable, answer.best_score, answer.proof) == (True, 602, "optimal")
+        assert answer.solution == [TokenUse("remove", row=0, col=1), Placement("1x2", 0, 0)]
+    data["goals"] = [{"score": 1}]  # without place_all the removal still pays: 602 > 100
+    _, search, cpsat = both(data)
+    assert search.best_score == cpsat.best_score == 602
+
+
+def test_rotation_for_a_token():
+    # Same board with both cells empty and a vertical 2x1: rotated once it fills row 0.
+    board = ["..SSSSSSSS"] + [STONES] * 9
+    data = level_data("arabic", "standard", board, [["2x1"]], [{"place_all": True}], tokens=1)
+    _, search, cpsat = both(data)
+    for answer in (search, cpsat):
+        assert (answer.solvable, answer.best_score, answer.proof) == (True, 602, "optimal")
+        assert answer.solution == [TokenUse("rotate", piece="2x1", turns=1), Placement("1x2", 0, 0)]
+
+
+# ---------------------------------------------------------------------------
+# CLI
+
+runner = CliRunner()
+
+
+def write(tmp_path, data, name="level.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return str(path)
+
+
+def pumpkin_level(**extra):
+    board = ["P########."] + [EMPTY] * 9
+    data = level_data(board=board, goals=[{"pumpkins": True}, {"score": 11}],
+                      solution=[{"piece": "1x1", "row": 0, "col": 9}],
+                      best={"score": 11, "proof": "optimal", "bound": 11})
+    data.update(extra)
+    return data
+
+
+@pytest.mark.parametrize("method", ["search", "cpsat", "auto"])
+def test_cli_solve_json(tmp_path, method):
+    result = runner.invoke(app, ["solve", write(tmp_path, pumpkin_level()), "--json", "--method", method])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out == {"solvable": True, "best_score": 11, "proof": "optimal", "bound": 11,
+                   "solution": [{"piece": "1x1", "row": 0, "col": 9}]}
+
+
+def test_cli_verify_correct_level(tmp_path):
+    result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level())])
+    assert result.exit_code == 0, result.output
+    assert "ok" in result.stdout
+
+
+def test_cli_verify_best_one_too_high(tmp_path):
+    result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(best={"score": 12, "proof": "optimal"}))])
+    assert result.exit_code == 1
+    assert "best.score" in result.output
+
+
+def test_cli_verify_illegal_move(tmp_path):
+    result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(solution=[{"piece": "1x1", "row": 0, "col": 0}]))])
+    assert result.exit_code == 1
+    assert "illegal" in result.output
+
+
+def test_cli_verify_past_the_limit(tmp_path):
+    data = pumpkin_level(
+        trays=[["1x1", "1x1"]], limit=1,
+        solution=[{"piece": "1x1", "row": 5, "col": 5}, {"piece": "1x1", "row": 0, "col": 9}],
+    )
+    result = runner.invoke(app, ["verify", write(tmp_path, data)])
+    assert result.exit_code == 1
+    assert "limit" in result.output
+    level = parse_level(data)
+    assert not play_solution(level, level.solution).ok
+
+
+@pytest.mark.parametrize("text", ["{not json", json.dumps({"format": "tenfold.level/1", "id": "x"})])
+def test_cli_malformed_file(tmp_path, text):
+    for command in ("verify", "solve"):
+        result = runner.invoke(app, [command, write(tmp_path, text)])
+        assert result.exit_code == 2
+        assert "Traceback" not in result.output
