@@ -17,11 +17,16 @@ install: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The main job on a small example: generate a pack, prove it again, summarise it.
 run: $(STAMP)
-	$(BIN)/tenfold play --rules halloween --seed 1 --trays 20
+	$(BIN)/tenfold generate halloween --count 4 --seed 1 --trays 3 --out out/example-pack.json
+	$(BIN)/tenfold verify out/example-pack.json
+	$(BIN)/tenfold solve out/example-pack.json
 
 bench: $(STAMP)
 	$(BIN)/python bench/tray.py
+	$(BIN)/python bench/campaign.py
+	$(BIN)/python bench/generate.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info out

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import time
@@ -25,10 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine  # noqa: E402
 
-from solver.bitboard import bb_cell  # noqa: E402
-from solver.board import Board  # noqa: E402
 from solver.policy import POLICIES  # noqa: E402
-from solver.selfplay import new_random_game, play_game  # noqa: E402
+from solver.selfplay import mode_start_board, new_random_game, play_game  # noqa: E402
 from solver.variants import find_variant  # noqa: E402
 
 CONFIGS = {  # name -> (variant, mode)
@@ -37,13 +34,6 @@ CONFIGS = {  # name -> (variant, mode)
     "sudoku": ("sudoku", "classic"),
     "sultan": ("arabic", "sultan"),
 }
-
-
-def start_board(mode, seed: int) -> Board:
-    if not mode.stones:
-        return Board()
-    cells = random.Random(f"stones-{seed}").sample(range(100), mode.stones)
-    return Board(0, sum(bb_cell(c // 10, c % 10) for c in cells), 0)
 
 
 def make_policy(name: str, time_limit: float, seed: int):
@@ -62,7 +52,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
     trays, scores, tray_ms = [], [], []
     for g in range(games):
         game_seed = seed + g
-        game = new_random_game(variant, game_seed, start_board(mode, game_seed), mode.tokens)
+        game = new_random_game(variant, game_seed, mode_start_board(mode, game_seed), mode.tokens)
         last = [time.perf_counter()]
 
         def on_tray(_game, last=last):

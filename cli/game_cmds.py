@@ -24,7 +24,7 @@ from solver.errors import RulesError
 from solver.level import Level, Pack, parse_level_or_pack
 from solver.moves import parse_moves
 from solver.policy import POLICIES
-from solver.selfplay import new_random_game, play_game
+from solver.selfplay import mode_start_board, new_random_game, play_game
 
 RulesOpt = Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")]
 
@@ -75,7 +75,8 @@ def play(
     if policy not in POLICIES:
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = variant.mode(mode)
-    game = new_random_game(variant, seed, board_arg(board), game_mode.tokens)
+    start = board_arg(board) if board else mode_start_board(game_mode, seed)
+    game = new_random_game(variant, seed, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
         result = play_game(game, _policy(policy, time_limit, seed), trays, on_tray=lambda g: bar.update(1))
     if json_out:

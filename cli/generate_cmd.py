@@ -13,6 +13,7 @@ import typer
 from cli.common import cli_errors, write_atomically
 from generator.grade import GRADE_NAMES
 from generator.pack import PackReport, generate_pack
+from generator.recipes import RECIPES
 
 
 @cli_errors
@@ -22,12 +23,14 @@ def generate(
     seed: Annotated[int, typer.Option(help="the pack's seed: the same seed gives the same file")],
     out: Annotated[Path, typer.Option(help="where to write the pack JSON")],
     difficulty: Annotated[Optional[str], typer.Option(help="easy, medium, hard or expert (default: a spread)")] = None,
-    trays: Annotated[int, typer.Option(help="trays per level")] = 3,
+    trays: Annotated[Optional[int], typer.Option(help="trays per level (default: sultan 1, halloween 3)")] = None,
     workers: Annotated[int, typer.Option(help="local worker processes")] = 1,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
 ) -> None:
     """Generate a pack; every level's solution and best score are proven by the solver."""
+    if kind in RECIPES and trays is None:
+        trays = RECIPES[kind].default_trays
     with typer.progressbar(length=count, label=f"{kind} levels", file=sys.stderr) as bar:
         shown = [0]
 
@@ -36,7 +39,7 @@ def generate(
                 bar.update(accepted - shown[0])
                 shown[0] = accepted
 
-        report = generate_pack(kind, count, seed, out, trays, difficulty, workers, backend, scheduler,
+        report = generate_pack(kind, count, seed, out, trays or 3, difficulty, workers, backend, scheduler,
                                on_candidate)
     write_atomically(out, json.dumps(report.pack, indent=1, sort_keys=False) + "\n")
     Path(str(out) + ".partial.jsonl").unlink(missing_ok=True)

@@ -33,11 +33,14 @@ class Recipe:
     density: tuple[float, float]
     pumpkins: tuple[int, int]  # inclusive range; (0, 0) for none
     place_all: bool
+    default_trays: int  # the most trays whose proofs usually finish inside the node budget
 
 
 RECIPES: dict[str, Recipe] = {
-    "sultan": Recipe("sultan", "arabic", "sultan", (4, 4), (0.82, 0.92), (0, 0), True),
-    "halloween": Recipe("halloween", "halloween", "campaign", (2, 5), (0.78, 0.9), (2, 5), False),
+    # Three ink tokens make every placement a choice among spots freed by removals, so a
+    # proof of the best score is affordable for one tray; more trays are tried on request.
+    "sultan": Recipe("sultan", "arabic", "sultan", (4, 4), (0.82, 0.92), (0, 0), True, 1),
+    "halloween": Recipe("halloween", "halloween", "campaign", (2, 5), (0.78, 0.9), (2, 5), False, 3),
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass
 
@@ -9,6 +10,7 @@ from .board import Board
 from .deals import RandomDeals
 from .engine import Game
 from .policy import Policy
+from .variants import Mode
 
 
 @dataclass
@@ -41,3 +43,11 @@ def play_game(game: Game, policy: Policy, max_trays: int, on_tray=None) -> PlayR
 
 def new_random_game(variant, seed: int, board: Board | None = None, tokens: int = 0) -> Game:
     return Game.dealt(variant, RandomDeals(variant, seed), board, tokens)
+
+
+def mode_start_board(mode: Mode, seed: int) -> Board:
+    """An empty board, with the stones a mode requires on seeded cells (Sultan's Labyrinth: 4)."""
+    if not mode.stones:
+        return Board()
+    cells = random.Random(f"stones-{seed}").sample(range(100), mode.stones)
+    return Board(0, sum(1 << c for c in cells), 0)

@@ -1,0 +1,79 @@
+"""Campaign benchmark: seeded Halloween campaign levels of 3, 5 and 8 trays.
+
+Times to decide solvability (a line meeting every goal, the score goal at 70%
+of the construction's score) and to prove the best score, one core.
+
+    .venv/bin/python bench/campaign.py [--levels 10] [--seed 2026] [--time-limit 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import machine, summary  # noqa: E402
+
+from generator.construct import construct  # noqa: E402
+from solver.board import Board  # noqa: E402
+from solver.campaign import solve_level  # noqa: E402
+from solver.level import Level, play_solution  # noqa: E402
+from solver.variants import find_variant  # noqa: E402
+
+
+def make_level(trays: int, rng: random.Random) -> Level | None:
+    variant = find_variant("halloween")
+    built = construct(variant, rng, trays, rng.randint(2, 5), rng.uniform(0.78, 0.9))
+    if built is None:
+        return None
+    cleared = 0
+    for mask in built.cleared_originals:
+        cleared |= mask
+    cells = [c for c in range(100) if cleared >> c & 1]
+    if len(cells) < 2:
+        return None
+    pumpkins = sum(1 << c for c in rng.sample(cells, min(len(cells), 3)))
+    board = Board(built.board.filled, built.board.stones, pumpkins)
+    level = Level("bench", variant, "campaign", board, built.trays, [{"pumpkins": True}])
+    level.limit = level.piece_count
+    score = play_solution(level, built.line).score
+    level.goals.append({"score": max(1, math.ceil(0.7 * score))})
+    return level
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--levels", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    args = parser.parse_args()
+    print(f"campaign benchmark  seed={args.seed}  levels per size={args.levels}  "
+          f"time limit={args.time_limit:g}s  machine: {machine()}")
+    for trays in (3, 5, 8):
+        rng = random.Random(f"{args.seed}-{trays}")
+        levels: list[Level] = []
+        while len(levels) < args.levels:
+            level = make_level(trays, rng)
+            if level is not None:
+                levels.append(level)
+        decide, prove, proven = [], [], 0
+        for level in levels:
+            t0 = time.perf_counter()
+            solve_level(level, time_limit=args.time_limit, target=level.score_goal)
+            decide.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            answer = solve_level(level, time_limit=args.time_limit)
+            prove.append(time.perf_counter() - t0)
+            proven += answer.complete
+        print(summary(f"{trays} trays: decide solvable", decide))
+        print(summary(f"{trays} trays: prove best", prove) + f"  proven {proven}/{len(levels)}")
+
+
+if __name__ == "__main__":
+    main()
