@@ -1,6 +1,6 @@
 """Tray benchmark: placeable and optimal ordering on a fixed seeded set of positions.
 
-    .venv/bin/python bench/tray.py [--count 1000] [--seed 2026]
+    .venv/bin/python bench/tray.py [--count 1000] [--seed 2026] [--search]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from common import machine, summary  # noqa: E402
 from positions import random_position  # noqa: E402
 
 from solver.engine import Streak  # noqa: E402
-from solver.tray import TraySearch  # noqa: E402
+from solver.tray import TraySearch, best_plan  # noqa: E402
 from solver.variants import VARIANTS  # noqa: E402
 
 
@@ -27,21 +27,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--search", action="store_true", help="also time the pure-Python search alone")
     args = parser.parse_args()
     print(f"tray benchmark  seed={args.seed}  positions/variant={args.count}  machine: {machine()}")
     for name, variant in VARIANTS.items():
         rng = random.Random(f"{args.seed}-{name}")
         positions = [random_position(variant, rng, stones=rng.choice((0, 0, 4))) for _ in range(args.count)]
-        placeable_t, best_t = [], []
+        best_plan(variant, *positions[0], Streak())  # load the compiled kernels before timing
+        placeable_t, best_t, search_t = [], [], []
         for board, tray in positions:
             t0 = time.perf_counter()
             TraySearch(variant, board, Streak()).placeable(tray)
             placeable_t.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            TraySearch(variant, board, Streak()).best(tray)
+            best_plan(variant, board, tray, Streak())
             best_t.append(time.perf_counter() - t0)
+            if args.search:
+                t0 = time.perf_counter()
+                TraySearch(variant, board, Streak()).best(tray)
+                search_t.append(time.perf_counter() - t0)
         print(summary(f"{name} placeable", placeable_t))
         print(summary(f"{name} optimal ordering", best_t))
+        if args.search:
+            print(summary(f"{name} optimal (pure search)", search_t))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory {peak:.0f} MB")
 
