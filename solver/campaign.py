@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .bounds import clear_points_bound
-from .engine import Streak, has_complete_zone, placement_points, settle
+from .engine import has_complete_zone, placement_points, settle
 from .level import Level, play_solution
 from .moves import Move, Placement, TokenUse
 from .pieces import get_piece, placements, rotate_cw

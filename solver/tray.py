@@ -80,6 +80,17 @@ class TraySearch:
         points = placement_points(self.variant, spot.mask.bit_count(), lines, regions, run)
         return after, points, lines + regions > 0
 
+    def _fits(self, filled: Bitboard, pieces: tuple[str, ...]):
+        """(piece, the pieces left, spot) for each distinct piece and each spot where it fits."""
+        occupied = filled | self.stones
+        for i, piece in enumerate(pieces):
+            if piece in pieces[:i]:
+                continue
+            rest = pieces[:i] + pieces[i + 1:]
+            for spot in placements(piece):
+                if not spot.mask & occupied:
+                    yield piece, rest, spot
+
     def _run_key(self, run: int) -> int:
         # Halloween only asks whether the last placement cleared; Arabic never looks at runs.
         name = self.variant.name
@@ -110,20 +121,12 @@ class TraySearch:
                     result = [Placement(spot.piece, spot.row, spot.col)]
                     break
         else:
-            for i, piece in enumerate(pieces):
-                if piece in pieces[:i]:
-                    continue
-                rest = pieces[:i] + pieces[i + 1:]
-                for spot in placements(piece):
-                    if spot.mask & occupied:
-                        continue
-                    self.nodes += 1
-                    after, _, _ = settle(self.variant, filled, self.stones, spot.mask, full_scan)
-                    tail = self._place_all(after, rest, False)
-                    if tail is not None:
-                        result = [Placement(spot.piece, spot.row, spot.col)] + tail
-                        break
-                if result is not None:
+            for _, rest, spot in self._fits(filled, pieces):
+                self.nodes += 1
+                after, _, _ = settle(self.variant, filled, self.stones, spot.mask, full_scan)
+                tail = self._place_all(after, rest, False)
+                if tail is not None:
+                    result = [Placement(spot.piece, spot.row, spot.col)] + tail
                     break
         self._placeable_tt[key] = result
         return result
@@ -214,19 +217,12 @@ class TraySearch:
         if seen is not None and seen >= points:
             return  # reached before with at least as many points: nothing new below
         self._best_tt[tt_key] = points
-        occupied = filled | self.stones
-        for i, piece in enumerate(pieces):
-            if piece in pieces[:i]:
-                continue
-            rest = pieces[:i] + pieces[i + 1:]
-            for spot in placements(piece):
-                if spot.mask & occupied:
-                    continue
-                after, gained, cleared = self._step(filled, spot, run, full_scan)
-                plan.append(Placement(spot.piece, spot.row, spot.col))
-                self._search(after, rest, run + 1 if cleared else 0, turn_cleared or cleared,
-                             points + gained, plan, False)
-                plan.pop()
+        for _, rest, spot in self._fits(filled, pieces):
+            after, gained, cleared = self._step(filled, spot, run, full_scan)
+            plan.append(Placement(spot.piece, spot.row, spot.col))
+            self._search(after, rest, run + 1 if cleared else 0, turn_cleared or cleared,
+                         points + gained, plan, False)
+            plan.pop()
 
     def _search_last(self, filled, piece, run, turn_cleared, points, plan):
         """The last piece: only spots that complete a zone can score more than the cells."""
@@ -283,18 +279,11 @@ class TraySearch:
     def safe_moves(self, pieces: list[str] | tuple[str, ...]) -> list[Placement]:
         """Every first placement after which the rest of the tray can still be placed."""
         ids = tuple(sorted((get_piece(p).id for p in pieces), key=_difficulty))
-        occupied = self.board.occupied
         safe = []
-        for i, piece in enumerate(ids):
-            if piece in ids[:i]:
-                continue
-            rest = ids[:i] + ids[i + 1:]
-            for spot in placements(piece):
-                if spot.mask & occupied:
-                    continue
-                after, _, _ = settle(self.variant, self.board.filled, self.stones, spot.mask, self.full_scan)
-                if self._place_all(after, rest, False) is not None:
-                    safe.append(Placement(spot.piece, spot.row, spot.col))
+        for _, rest, spot in self._fits(self.board.filled, ids):
+            after, _, _ = settle(self.variant, self.board.filled, self.stones, spot.mask, self.full_scan)
+            if self._place_all(after, rest, False) is not None:
+                safe.append(Placement(spot.piece, spot.row, spot.col))
         return sorted(safe, key=lambda m: (m.piece, m.row, m.col))
 
     # ------------------------------------------------------------------
@@ -353,19 +342,11 @@ class TraySearch:
                     break
         if result is None and len(pieces) > 1:
             # Place one piece first, then spend the tokens on the rest.
-            for i, piece in enumerate(pieces):
-                if piece in pieces[:i]:
-                    continue
-                rest = pieces[:i] + pieces[i + 1:]
-                for spot in placements(piece):
-                    if spot.mask & occupied:
-                        continue
-                    after, _, _ = settle(self.variant, filled, self.stones, spot.mask, full_scan)
-                    tail = self._rescue(after, rest, tokens, kinds, False, memo)
-                    if tail is not None:
-                        result = [Placement(spot.piece, spot.row, spot.col)] + tail
-                        break
-                if result is not None:
+            for _, rest, spot in self._fits(filled, pieces):
+                after, _, _ = settle(self.variant, filled, self.stones, spot.mask, full_scan)
+                tail = self._rescue(after, rest, tokens, kinds, False, memo)
+                if tail is not None:
+                    result = [Placement(spot.piece, spot.row, spot.col)] + tail
                     break
         memo[key] = result
         return result

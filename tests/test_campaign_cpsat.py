@@ -142,7 +142,6 @@ def brute_force(level) -> int | None:
 
 def tiny_level(seed: int):
     """Very dense boards, two or three small pieces, at most one token: brute-forceable."""
-    rng = random.Random(seed)
     for attempt in range(100):
         level = random_level(seed * 100 + attempt, density=(0.9, 0.97), max_pieces=3)
         empty = 100 - level.board.occupied.bit_count()

@@ -2,8 +2,8 @@
 
 The file is checked in as tests/data/rules-examples.json so the suite does
 not depend on ../shared; when ../shared is beside the repo the copy must be
-identical. Its trays (best score of a whole tray) wait for the tray solver
-and are checked elsewhere.
+identical. Its trays (best score of a whole tray) go through both tray
+solvers, and every plan is replayed through the move applier.
 """
 
 from __future__ import annotations
@@ -19,12 +19,15 @@ from cli.main import app
 from solver.board import parse_board
 from solver.engine import Game, Streak
 from solver.moves import parse_move
+from solver.tray import analyse_tray
+from solver.tray_cpsat import cpsat_answer
 from solver.variants import find_variant
 
 DATA = Path(__file__).parent / "data" / "rules-examples.json"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "examples" / "rules-examples.json"
 EXAMPLES = json.loads(DATA.read_text(encoding="utf-8"))
 REPLAYS = EXAMPLES["replays"]
+TRAYS = EXAMPLES["trays"]
 
 
 def _id(example) -> str:
@@ -73,3 +76,17 @@ def test_replay_through_cli(example, tmp_path):
     out = json.loads(result.stdout)
     assert out["score"] == example["score"]
     assert out["board"] == example["final_board"]
+
+
+@pytest.mark.parametrize("example", TRAYS, ids=[f"{t['rules']}-{'+'.join(t['tray'])}" for t in TRAYS])
+def test_tray_best_score(example):
+    variant = find_variant(example["rules"])
+    board = parse_board(example["board"])
+    for method in (analyse_tray, cpsat_answer):
+        answer = method(variant, board, example["tray"], 0, 0)
+        assert answer.placeable == example["placeable"]
+        assert answer.best_score == example["best_score"]
+        game = Game(variant, board, Streak(), 0, list(example["tray"]))
+        for move in answer.plan:
+            game.apply(move)
+        assert game.score == example["best_score"]

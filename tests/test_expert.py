@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from solver.bitboard import BB_ALL, BB_ROWS
+from solver.bitboard import BB_ALL
 from solver.board import Board, parse_board
 from solver.deals import RandomDeals
 from solver.engine import Game, Streak
