@@ -27,6 +27,22 @@ def pack(pack_file):
     return parse_pack(json.loads(pack_file.read_text()))
 
 
+SHIPPED = sorted(p.name for p in (Path(__file__).resolve().parents[1] / "levels").glob("*.json"))
+
+
+@pytest.fixture(scope="module", params=["fixture", *SHIPPED])
+def any_pack_file(request, pack_file) -> Path:
+    """The hand-made fixture pack, then every pack shipped in levels/."""
+    if request.param == "fixture":
+        return pack_file
+    return Path(__file__).resolve().parents[1] / "levels" / request.param
+
+
+@pytest.fixture(scope="module")
+def any_pack(any_pack_file):
+    return parse_pack(json.loads(any_pack_file.read_text()))
+
+
 def export(*args: str):
     result = runner.invoke(app, ["export", *map(str, args)])
     return result
@@ -55,10 +71,11 @@ def _tiled_kinds(tiled_map) -> dict[int, str]:
 
 
 @pytest.mark.parametrize("fmt", ["tmj", "tmx"])
-def test_tiled_maps_load_in_pytiled_parser_cell_by_cell(pack_file, pack, tmp_path, fmt):
+def test_tiled_maps_load_in_pytiled_parser_cell_by_cell(any_pack_file, any_pack, tmp_path, fmt):
     import pytiled_parser
 
-    out = exported(pack_file, tmp_path / fmt, fmt)
+    pack = any_pack
+    out = exported(any_pack_file, tmp_path / fmt, fmt)
     assert (out / "tenfold-tiles.png").is_file()
     for level in pack.levels:
         tiled_map = pytiled_parser.parse_map(out / f"{level.id.replace(' ', '_')}.{fmt}")
@@ -80,10 +97,11 @@ def test_tiled_maps_load_in_pytiled_parser_cell_by_cell(pack_file, pack, tmp_pat
         assert props["level_id"] == level.id and props["pack_id"] == pack.id
 
 
-def test_tmx_loads_in_pytmx_cell_by_cell(pack_file, pack, tmp_path):
+def test_tmx_loads_in_pytmx_cell_by_cell(any_pack_file, any_pack, tmp_path):
     import pytmx
 
-    out = exported(pack_file, tmp_path / "tmx", "tmx")
+    pack = any_pack
+    out = exported(any_pack_file, tmp_path / "tmx", "tmx")
     for level in pack.levels:
         tmx = pytmx.TiledMap(str(out / f"{level.id.replace(' ', '_')}.tmx"))
         board = tmx.get_layer_by_name("board")
