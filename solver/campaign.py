@@ -207,7 +207,9 @@ class CampaignSearch:
         self._seen[s] = points
         occupied = s.filled | self.stones
         last_tray = s.tray_index == len(self.trays) - 1
-        if (s.tokens == 0 or not self.kinds) and (s.placed == self.limit - 1 or (last_tray and len(s.tray) == 1)):
+        first_with_full_zone = self._full_scan and s.placed == 0
+        if ((s.tokens == 0 or not self.kinds) and not first_with_full_zone
+                and (s.placed == self.limit - 1 or (last_tray and len(s.tray) == 1))):
             self._last_placement(s, points, line)
             return
         # Placements, those that complete a zone first (they raise the best soonest).
@@ -281,7 +283,11 @@ class CampaignSearch:
                         lead: list[Move]) -> None:
         """Remove tiles so that this placement does not complete some of the zones it would."""
         occupied = s.filled | self.stones | spot.mask
-        completed = [z for z, _ in self.variant.zones_touching(spot.mask) if occupied & z == z]
+        if self._full_scan and s.placed == 0:  # a zone full from the start clears now too
+            zones = [z for z in self.variant.zones if z & ~self.stones]
+        else:
+            zones = [z for z, _ in self.variant.zones_touching(spot.mask)]
+        completed = [z for z in zones if occupied & z == z]
         if not completed:
             return
         cells = [c for c in scan_cells(s.filled & ~spot.mask) if any(z >> c & 1 for z in completed)]

@@ -77,10 +77,14 @@ def tiny_level(variant_name: str, seed: int) -> Level:
     stones = sum(1 << c for c in rng.sample(range(100), 4))
     holes = set(rng.sample(range(100), rng.randint(3, 7)))
     filled = sum(1 << c for c in range(100) if c not in holes and not stones >> c & 1)
-    # A complete zone must not start the level: open one more cell in each.
+    # Most levels start with no complete zone; every fifth keeps one, which the first
+    # placement clears (docs/rules-choices.md).
     for zone in variant.zones:
         if (filled | stones) & zone == zone:
             filled &= ~(zone & filled & -(zone & filled))
+    if seed % 5 == 0:
+        row = variant.lines[rng.randrange(10)]
+        filled |= row & ~stones
     small = ["1x1", "1x2", "2x1", "L3-nw", "L3-se", "1x3"]
     tray = [rng.choice(small) for _ in range(rng.randint(1, 2))]
     pumpkins = 0
