@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from .bitboard import BB_ALL, Bitboard, bb_cell, cell_col, cell_row, scan_cells
+from .bitboard import Bitboard, bb_cell, cell_col, cell_row, scan_cells
 from .board import Board
 from .deals import TRAY_SIZE, RandomDeals, ScriptedDeals
 from .errors import RulesError
@@ -305,16 +304,3 @@ def copy_game(game: Game) -> Game:
     twin = replace(game, tray=None if game.tray is None else list(game.tray), deals=deals)
     twin._full_scan = game._full_scan
     return twin
-
-
-def empty_cells(board: Board) -> int:
-    return (BB_ALL & ~board.occupied).bit_count()
-
-
-def describe(result: MoveResult) -> dict[str, Any]:
-    return {
-        "points": result.points,
-        "lines": result.lines,
-        "regions": result.regions,
-        "turn_bonus": result.turn_bonus,
-    }

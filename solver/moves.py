@@ -83,7 +83,3 @@ def parse_moves(data: Any, where: str = "moves") -> list[Move]:
     if not isinstance(data, list):
         raise FormatError(f"{where}: expected a list of moves, got {type(data).__name__}")
     return [parse_move(item, f"{where}[{i}]") for i, item in enumerate(data)]
-
-
-def move_to_json(move: Move) -> dict[str, Any]:
-    return move.to_json()
