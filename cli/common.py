@@ -29,6 +29,10 @@ def cli_errors(func: Callable) -> Callable:
         except TenfoldError as err:
             typer.echo(f"error: {err}", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except OSError as err:  # a path that cannot be read or written
+            where = f" {err.filename}" if err.filename else ""
+            typer.echo(f"error:{where}: {err.strerror or err}", err=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
 
     return wrapper
 

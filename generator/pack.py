@@ -125,6 +125,7 @@ def generate_pack(
     params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
               "version": GENERATOR_VERSION}
     partial = Path(str(out) + ".partial.jsonl")
+    partial.parent.mkdir(parents=True, exist_ok=True)
     done = _load_partial(partial, params)
     quotas = _quotas(count, difficulty)
     have: Counter = Counter()
