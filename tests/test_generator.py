@@ -116,3 +116,12 @@ def test_generate_rejects_bad_arguments(args, word, tmp_path, monkeypatch):
     assert word in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "x.json").exists()
+
+
+def test_generate_to_an_unwritable_place_is_exit_2(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = CliRunner().invoke(app, ["generate", "halloween", "--count", "1", "--seed", "1", "--trays", "2",
+                                      "--out", str(blocker / "pack.json")])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output and "error:" in result.output
