@@ -57,9 +57,12 @@ def clear_points_bound(
     stones: Bitboard,
     pieces: list[str] | tuple[str, ...],
     run: int,
+    full_scan: bool = False,
 ) -> int:
     """Upper bound on the clear points (streak effects included) that placing ``pieces`` can add.
 
+    ``full_scan``: the next placement also clears the zones already complete
+    (a starting board may hold some), which need not touch the piece.
     Flow bonuses are not included; callers add them.
     """
     if not pieces:
@@ -69,6 +72,9 @@ def clear_points_bound(
     if completions == 0:
         return 0
     caps = sorted((zones_per_piece(variant, p) for p in pieces), reverse=True)
+    if full_scan:
+        occupied = filled | stones
+        caps[0] += sum(1 for z in variant.zones if occupied & z == z and z & ~stones)
     best_run = run + len(pieces)  # the largest streak any placement here can carry
     total = 0
     for cap in caps:

@@ -113,7 +113,8 @@ class CampaignSearch:
         pieces = pieces[:left]
         cells = sum(get_piece(p).size for p in pieces)
         total = points + s.tokens * self.bonus + cells * variant.cell_points
-        clears = clear_points_bound(variant, s.filled, self.stones, pieces, s.run)
+        clears = clear_points_bound(variant, s.filled, self.stones, pieces, s.run,
+                                    self._full_scan and s.placed == 0)
         total += clears
         if variant.flow_bonus:
             if clears:
@@ -130,6 +131,16 @@ class CampaignSearch:
             return False
         return True
 
+    def _start(self) -> State:
+        level = self.level
+        self._full_scan = has_complete_zone(self.variant, level.board.filled, self.stones)
+        first = self.trays[0] if self.trays else ()
+        return State(level.board.filled, level.board.pumpkins, 0, first, 0, False, False, level.tokens, 0, 0)
+
+    def start_bound(self) -> int:
+        """The admissible upper bound on the level's best score, before any search."""
+        return self._upper_bound(self._start(), 0)
+
     def _pumpkins_removable(self, s: State) -> bool:
         return (self.need_pumpkins and "remove" in self.kinds and 0 < s.pumpkins.bit_count() <= s.tokens
                 and not (self.need_all and s.tray_index < len(self.trays)))
@@ -145,11 +156,8 @@ class CampaignSearch:
             self._seed(hint)
         self._deadline = start + self.time_limit
         level = self.level
-        first = self.trays[0] if self.trays else ()
-        s0 = State(level.board.filled, level.board.pumpkins, 0, first, 0, False, False,
-                   level.tokens, 0, 0)
+        s0 = self._start()
         self._target = target
-        self._full_scan = has_complete_zone(self.variant, level.board.filled, self.stones)
         complete = True
         try:
             self._search(s0, 0, [])
@@ -199,7 +207,8 @@ class CampaignSearch:
                         points, line + removes)
         if s.placed >= self.limit or s.tray_index >= len(self.trays):
             return
-        if self._best is not None and self._upper_bound(s, points) <= self._best:
+        bound = self._upper_bound(s, points)
+        if self._best is not None and bound <= self._best:
             return
         seen = self._seen.get(s)
         if seen is not None and seen >= points:
@@ -227,11 +236,21 @@ class CampaignSearch:
         if s.tokens <= 0:
             return
         if self.kinds & {"rotate", "remove"}:
-            self._token_placements(s, points, line)
+            self._token_placements(s, points, line, bound)
         if self.kinds & {"reroll", "refresh", "swap"} and s.reserve_index < len(self.reserve):
             self._redeal(s, points, line)
 
-    def _token_placements(self, s: State, points: int, line: list[Move]) -> None:
+    def _spend_can_pay(self, bound: int, cost: int) -> bool:
+        """Whether spending ``cost`` tokens here could still beat the best.
+
+        A child reached by spending tokens has an upper bound at most the
+        parent's minus their bonus: its clear-points bound plus what the move
+        itself scores never exceeds the parent's (the completions it counts fit
+        in the parent's missing-cell budget, and its pieces' caps are a subset).
+        """
+        return self._best is None or bound - cost * self.bonus > self._best
+
+    def _token_placements(self, s: State, points: int, line: list[Move], bound: int) -> None:
         """Placements that spend rotate/remove tokens on the way, searched as one step.
 
         Why this covers every use of these tokens: a rotation only changes the
@@ -266,7 +285,7 @@ class CampaignSearch:
                     if overlap & stones or (overlap and not can_remove):
                         continue
                     cost = rot_cost + overlap.bit_count()
-                    if cost > s.tokens:
+                    if cost > s.tokens or not self._spend_can_pay(bound, max(cost, 1)):
                         continue
                     lead: list[Move] = [TokenUse("rotate", piece=piece, turns=turns)] if turns else []
                     lead += [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(overlap)]
@@ -276,11 +295,11 @@ class CampaignSearch:
                         line.extend(lead)
                         self._place(base, shape, spot, points, line)
                         del line[len(line) - len(lead):]
-                    if can_remove and base.tokens:
-                        self._prevent_clears(base, shape, spot, points, line, lead)
+                    if can_remove and base.tokens and self._spend_can_pay(bound, cost + 1):
+                        self._prevent_clears(base, shape, spot, points, line, lead, bound, cost)
 
     def _prevent_clears(self, s: State, shape: str, spot, points: int, line: list[Move],
-                        lead: list[Move]) -> None:
+                        lead: list[Move], bound: int, spent: int) -> None:
         """Remove tiles so that this placement does not complete some of the zones it would."""
         occupied = s.filled | self.stones | spot.mask
         if self._full_scan and s.placed == 0:  # a zone full from the start clears now too
@@ -292,6 +311,8 @@ class CampaignSearch:
             return
         cells = [c for c in scan_cells(s.filled & ~spot.mask) if any(z >> c & 1 for z in completed)]
         for size in range(1, s.tokens + 1):
+            if not self._spend_can_pay(bound, spent + size):
+                break
             for chosen in combinations(cells, size):
                 # Each removed tile must stop a zone the others do not (else it can wait).
                 if not all(any(z >> c & 1 and not any(z >> o & 1 for o in chosen if o != c) for z in completed)

@@ -31,6 +31,7 @@ from ortools.sat.python import cp_model
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .bounds import clear_points_bound
 from .campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, CampaignAnswer
+from .engine import has_complete_zone
 from .errors import RulesError
 from .level import Level, play_solution
 from .moves import Move, Placement, TokenUse
@@ -111,7 +112,8 @@ def root_bound(level: Level) -> int:
         pieces += list(level.reserve)
     pieces = sorted(pieces, key=lambda p: get_piece(p).size, reverse=True)[: level.limit]
     cells = sum(get_piece(p).size for p in pieces)
-    clears = clear_points_bound(variant, level.board.filled, level.board.stones, pieces, 0)
+    clears = clear_points_bound(variant, level.board.filled, level.board.stones, pieces, 0,
+                                has_complete_zone(variant, level.board.filled, level.board.stones))
     flow = variant.flow_bonus * len(level.trays) if clears else 0
     return level.tokens * variant.token_bonus + cells * variant.cell_points + clears + flow
 

@@ -167,8 +167,12 @@ class TraySearch:
                 candidates += 1
         bound = 0
         if candidates:
+            already = 0  # zones complete from the start clear with the first placement, anywhere
+            if full_scan:
+                already = sum(1 for z in self._zones if occupied & z == z and z & ~stones)
             for shape in shapes:
-                span = shape.height + shape.width + (8 if variant.regions else 0)
+                span = shape.height + shape.width + (8 if variant.regions else 0) + already
+                already = 0
                 z = min(span, candidates)
                 if variant.regions:
                     bound += variant.clear_points(0, z, run)
