@@ -2,8 +2,8 @@
 
 Forward simulation with carving: the trays are dealt first, then played on
 a dense starting board. When a piece has no good spot, a hole of its shape
-is carved into cells that have been untouched since the start (never
-placed on, never cleared). Such a cell's row and column have never been
+is carved where every cell is either empty or a tile untouched since the
+start (never placed on, never cleared). Such a cell's row and column have never been
 complete, so carving it changes nothing that already happened: the line
 played so far stays legal and scores the same. The result is a starting
 board, a tray sequence and a witness line, solvable by construction.
@@ -71,14 +71,17 @@ def construct(
             occupied = filled | stone_mask
             fits = [s for s in placements(piece) if not s.mask & occupied]
             clearing = [s for s in fits if _completes(variant, occupied | s.mask, s.mask)]
-            carvable = [s for s in placements(piece) if s.mask & ~untouched == 0]
+            # Carvable: every cell is empty now or an untouched starting tile.
+            carvable = [s for s in placements(piece) if s.mask & occupied & ~untouched == 0
+                        and s.mask & untouched]
             if clearing and rng.random() < 0.7:
                 spot = rng.choice(clearing)
             elif carvable and (not fits or rng.random() < carve_chance):
                 spot = rng.choice(carvable)
-                initial &= ~spot.mask
-                filled &= ~spot.mask
-                untouched &= ~spot.mask
+                carved = spot.mask & untouched
+                initial &= ~carved
+                filled &= ~carved
+                untouched &= ~carved
             elif fits:
                 spot = rng.choice(fits)
             else:
