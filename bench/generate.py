@@ -1,6 +1,6 @@
 """Generator benchmark: accepted levels per minute per core, by kind, tray count and grade.
 
-    .venv/bin/python bench/generate.py [--candidates 40] [--seed 2026]
+    .venv/bin/python bench/generate.py [--candidates 40] [--seed 2026] [--rows sultan:1,halloween:3]
 """
 
 from __future__ import annotations
@@ -23,25 +23,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--candidates", type=int, default=40)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rows", default="sultan:1,sultan:2,halloween:2,halloween:3,halloween:5",
+                        help="kind:trays pairs, comma-separated")
     args = parser.parse_args()
     print(f"generate benchmark  seed={args.seed}  candidates per row={args.candidates}  machine: {machine()}")
-    for kind, tray_counts in (("sultan", (1, 2)), ("halloween", (2, 3, 5))):
-        for trays in tray_counts:
-            accepted = 0
-            grades: Counter = Counter()
-            reasons: Counter = Counter()
-            start = time.perf_counter()
-            for i in range(args.candidates):
-                result = build_candidate(kind, trays, candidate_seed(kind, args.seed, i))
-                if result["status"] == "accepted":
-                    accepted += 1
-                    grades.update({o["grade"] for o in result["options"]})
-                else:
-                    reasons[result["reason"]] += 1
-            minutes = (time.perf_counter() - start) / 60
-            print(f"{kind:<9} trays={trays}  accepted {accepted}/{args.candidates}  "
-                  f"{accepted / minutes:6.1f} accepted levels/min/core  "
-                  f"grades reachable {dict(grades)}  rejected {dict(reasons)}")
+    rows = [(kind, int(trays)) for kind, trays in (row.split(":") for row in args.rows.split(","))]
+    for kind, trays in rows:
+        accepted = 0
+        grades: Counter = Counter()
+        reasons: Counter = Counter()
+        start = time.perf_counter()
+        for i in range(args.candidates):
+            result = build_candidate(kind, trays, candidate_seed(kind, args.seed, i))
+            if result["status"] == "accepted":
+                accepted += 1
+                grades.update({o["grade"] for o in result["options"]})
+            else:
+                reasons[result["reason"]] += 1
+        minutes = (time.perf_counter() - start) / 60
+        print(f"{kind:<9} trays={trays}  accepted {accepted}/{args.candidates}  "
+              f"{accepted / minutes:6.1f} accepted levels/min/core  "
+              f"grades reachable {dict(grades)}  rejected {dict(reasons)}")
 
 
 if __name__ == "__main__":
