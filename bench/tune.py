@@ -33,12 +33,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from common import machine  # noqa: E402
-from selfplay import start_board  # noqa: E402
 
 from solver.board import Board  # noqa: E402
 from solver.evaluate import FEATURES, WEIGHTS_FILE, load_weights  # noqa: E402
 from solver.expert import ExpertPolicy  # noqa: E402
-from solver.selfplay import new_random_game, play_game  # noqa: E402
+from solver.selfplay import mode_start_board, new_random_game, play_game  # noqa: E402
 from solver.variants import find_variant  # noqa: E402
 
 MODES = {"halloween": "endless", "arabic": "sultan", "sudoku": "classic"}
@@ -47,7 +46,7 @@ RESULTS_FILE = ROOT / "bench" / "tune_results.json"
 
 def hard_start(variant, mode, seed: int, fill: float) -> Board:
     """A seeded board ``fill`` full with no complete zone, plus the mode's stones."""
-    stones = start_board(mode, seed).stones
+    stones = mode_start_board(mode, seed).stones
     rng = random.Random(f"tune-{seed}")
     filled = sum(1 << c for c in range(100) if rng.random() < fill) & ~stones
     for zone in variant.zones:

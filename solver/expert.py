@@ -60,7 +60,8 @@ class Decision:
 class ExpertPolicy:
     def __init__(self, time_limit: float = 0.3, seed: int = 0, samples: int = 16,
                  candidates: int = 6, weights: dict[str, float] | None = None,
-                 keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0):
+                 keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0,
+                 tight_empty: int = 60):
         self.time_limit = time_limit  # seconds per tray for the lookahead (when in danger); 0 = none
         self.seed = seed
         self.samples = samples
@@ -68,6 +69,9 @@ class ExpertPolicy:
         self.weights = weights
         self.keep_tokens = keep_tokens
         self.danger_only = danger_only  # look ahead only when the board is getting tight
+        # "tight": fewer empty cells than this (50 let Halloween seeds 2027/2029 slide into
+        # a dead end before the lookahead started), a hard piece blocked, or isolated cells
+        self.tight_empty = tight_empty
         self.death = death
         self._plan: dict[tuple, Move] = {}
         self._weights: dict[str, dict[str, float]] = {}
@@ -141,7 +145,7 @@ class ExpertPolicy:
 
         f = features_bulk(states.variant, states.lo[index:index + 1], states.hi[index:index + 1], stones, True)[0]
         feats = dict(zip(FEATURES, f))
-        return feats["empty"] < 50 or feats["hard_blocked"] > 0 or feats["isolated"] > 1
+        return feats["empty"] < self.tight_empty or feats["hard_blocked"] > 0 or feats["isolated"] > 1
 
     def _lookahead(self, game: Game, states, order, values, deadline: float):
         from .enumerate_jit import enumerate_tray_jit
