@@ -138,18 +138,9 @@ class HiddenSearch:
         p = self.to_move
         q = 1 - p
         maximise = p == self.target
-        moves = []
-        for origin in f.movable_tiles(p):
-            code = f.lift(origin)
-            for target in sorted(f.frontier - {origin}):
-                f.place(target, code)
-                won = f.relocation_wins(origin, target)
-                f.lift(target)
-                if won:
-                    f.place(origin, code)
-                    return ONE if maximise else ZERO
-                moves.append((origin, target, code))
-            f.place(origin, code)
+        winning, moves = f.relocations(p)
+        if winning is not None:
+            return ONE if maximise else ZERO
         best: Fraction | None = None
         for move in moves or [None]:
             if move is not None:

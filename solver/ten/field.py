@@ -385,6 +385,26 @@ class Field:
         return sorted(c for c, code in self.tiles.items()
                       if code >> 2 == colour and adjacent[c] < 4 and c not in cuts)
 
+    def relocations(self, colour: Colour) -> tuple[tuple[Cell, Cell, TileCode] | None, list]:
+        """The colour's second-round moves (origin, target, code), and the first that wins at once.
+
+        Stops at the first winning move: (that move, the moves seen so far). The field is left
+        as it was.
+        """
+        moves = []
+        for origin in self.movable_tiles(colour):
+            code = self.lift(origin)
+            for target in sorted(self.frontier - {origin}):
+                self.place(target, code)
+                won = self.relocation_wins(origin, target)
+                self.lift(target)
+                if won:
+                    self.place(origin, code)
+                    return (origin, target, code), moves
+                moves.append((origin, target, code))
+            self.place(origin, code)
+        return None, moves
+
     def relocation_targets(self, origin: Cell) -> list[Cell]:
         """Empty cells sharing an edge with the field once ``origin`` is lifted (not ``origin`` itself)."""
         code = self.lift(origin)

@@ -330,18 +330,10 @@ class OpenSearch:
         f = self.field
         p = self.to_move
         q = 1 - p
-        moves = []
-        for origin in f.movable_tiles(p):
-            code = f.lift(origin)
-            for target in sorted(f.frontier - {origin}):
-                f.place(target, code)
-                won = f.relocation_wins(origin, target)
-                f.lift(target)
-                if won:
-                    f.place(origin, code)
-                    return WIN, [("r", p, origin, target, code & 3)]
-                moves.append((origin, target, code))
-            f.place(origin, code)
+        winning, moves = f.relocations(p)
+        if winning is not None:
+            origin, target, code = winning
+            return WIN, [("r", p, origin, target, code & 3)]
         if not moves:
             moves = [None]  # no tile can move: the turn passes
         best = LOSS - 1
