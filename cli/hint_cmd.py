@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from cli.common import board_arg, cli_errors, emit_json, variant_arg
-from cli.tray_cmd import draw_plan, parse_tray, solve_tray
+from cli.tray_cmd import (
+    BoardOpt, MethodOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray,
+)
 from solver.board import Board
 from solver.errors import RulesError
 from solver.moves import parse_moves
@@ -16,12 +18,12 @@ from solver.tray import TrayAnswer
 
 @cli_errors
 def hint(
-    rules: Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")],
-    tray: Annotated[str, typer.Option("--tray", help="1-3 piece ids, comma-separated")],
-    board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (default: empty)")] = None,
-    streak: Annotated[int, typer.Option(help="consecutive clearing placements before the tray")] = 0,
-    tokens: Annotated[int, typer.Option(help="tokens available for a rescue when the tray does not fit")] = 0,
-    method: Annotated[str, typer.Option(help="search or cpsat")] = "search",
+    rules: RulesOpt,
+    tray: TrayOpt,
+    board: BoardOpt = None,
+    streak: StreakOpt = 0,
+    tokens: TokensOpt = 0,
+    method: MethodOpt = "search",
     policy: Annotated[str, typer.Option(help="best (most points now, as tenfold tray) or expert (endless play: "
                                               "points + board evaluation + lookahead)")] = "best",
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds the expert may think", min=0.0)] = 1.0,

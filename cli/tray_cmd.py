@@ -17,6 +17,14 @@ from solver.tray import TrayAnswer, analyse_tray
 
 METHODS = ("search", "cpsat")
 
+# The options tray and hint share.
+RulesOpt = Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")]
+TrayOpt = Annotated[str, typer.Option("--tray", help="1-3 piece ids, comma-separated")]
+BoardOpt = Annotated[Optional[str], typer.Option(help="one-line board text or a file (default: empty)")]
+StreakOpt = Annotated[int, typer.Option(help="consecutive clearing placements before the tray")]
+TokensOpt = Annotated[int, typer.Option(help="tokens available for a rescue when the tray does not fit")]
+MethodOpt = Annotated[str, typer.Option(help="search or cpsat")]
+
 
 def parse_tray(text: str) -> list[str]:
     ids = [p.strip() for p in text.split(",") if p.strip()]
@@ -58,12 +66,12 @@ def draw_plan(rules: str, board: Board, tray: list[str], answer: TrayAnswer, str
 
 @cli_errors
 def tray(
-    rules: Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")],
-    tray: Annotated[str, typer.Option("--tray", help="1-3 piece ids, comma-separated")],
-    board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (default: empty)")] = None,
-    streak: Annotated[int, typer.Option(help="consecutive clearing placements before the tray")] = 0,
-    tokens: Annotated[int, typer.Option(help="tokens available for a rescue when the tray does not fit")] = 0,
-    method: Annotated[str, typer.Option(help="search or cpsat")] = "search",
+    rules: RulesOpt,
+    tray: TrayOpt,
+    board: BoardOpt = None,
+    streak: StreakOpt = 0,
+    tokens: TokensOpt = 0,
+    method: MethodOpt = "search",
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
