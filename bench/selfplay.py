@@ -36,16 +36,16 @@ CONFIGS = {  # name -> (variant, mode)
 }
 
 
-def make_policy(name: str, time_limit: float, seed: int):
+def make_policy(name: str, time_limit: float, seed: int, fixed_rounds: bool = False):
     if name == "expert":
         from solver.expert import ExpertPolicy
 
-        return ExpertPolicy(time_limit=time_limit, seed=seed)
+        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=not fixed_rounds)
     return POLICIES[name]
 
 
 def run_config(config: str, games: int, cap: int, policy: str, time_limit: float, seed: int,
-               progress: bool = True) -> dict:
+               progress: bool = True, fixed_rounds: bool = False) -> dict:
     variant_name, mode_name = CONFIGS[config]
     variant = find_variant(variant_name)
     mode = variant.mode(mode_name)
@@ -60,7 +60,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
             tray_ms.append(1000 * (now - last[0]))
             last[0] = now
 
-        result = play_game(game, make_policy(policy, time_limit, game_seed), cap, on_tray=on_tray)
+        result = play_game(game, make_policy(policy, time_limit, game_seed, fixed_rounds), cap, on_tray=on_tray)
         trays.append(result.trays)
         scores.append(result.score)
         if progress:
@@ -87,12 +87,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--only", default=",".join(CONFIGS), help="comma-separated configurations")
     parser.add_argument("--json", dest="json_out", help="also write the results to this file")
+    parser.add_argument("--fixed-rounds", action="store_true",
+                        help="expert lookahead runs all its rounds regardless of the clock: "
+                             "results repeat on any machine (per-tray time is then not bounded)")
     args = parser.parse_args()
     print(f"self-play  policy={args.policy}  time-limit={args.time_limit}s  games={args.games}  "
           f"cap={args.cap}  seed={args.seed}  machine: {machine()}")
     results = []
     for config in args.only.split(","):
-        r = run_config(config, args.games, args.cap, args.policy, args.time_limit, args.seed)
+        r = run_config(config, args.games, args.cap, args.policy, args.time_limit, args.seed,
+                       fixed_rounds=args.fixed_rounds)
         results.append(r)
         print(f"{config:<10} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "
               f"at cap {r['reached_cap']}/{r['games']}  score median {r['score_median']:9.0f}  "

@@ -25,6 +25,7 @@ state (a new tray, a different game) is planned afresh.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -61,8 +62,11 @@ class ExpertPolicy:
     def __init__(self, time_limit: float = 0.3, seed: int = 0, samples: int = 16,
                  candidates: int = 6, weights: dict[str, float] | None = None,
                  keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0,
-                 tight_empty: int = 60):
+                 tight_empty: int = 60, clock: bool = True):
         self.time_limit = time_limit  # seconds per tray for the lookahead (when in danger); 0 = none
+        # clock=False: every lookahead runs all its rounds on all its candidates, whatever the time,
+        # so a seeded game is the same on any machine and under any load (benchmarks, tuning).
+        self.clock = clock
         self.seed = seed
         self.samples = samples
         self.candidates = candidates
@@ -154,7 +158,10 @@ class ExpertPolicy:
         variant = game.variant
         weights = self.weights_for(variant)
         # as many candidates as one round can afford, so that at least one round completes
-        affordable = int((deadline - time.perf_counter()) / (1.5 * self._root_cost + 1e-4))
+        if self.clock:
+            affordable = int((deadline - time.perf_counter()) / (1.5 * self._root_cost + 1e-4))
+        else:
+            affordable, deadline = self.candidates, math.inf
         picks = list(order[: min(self.candidates, affordable)])
         if len(picks) < 2:
             return order[0], values[0], 0, 1

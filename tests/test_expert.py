@@ -122,3 +122,21 @@ def test_cli_play_and_hint_expert():
     assert data["placeable"] and len(data["plan"]) == 3
     out = runner.invoke(app, ["hint", "--rules", "arabic", "--tray", "2x2", "--policy", "wild"])
     assert out.exit_code == 2
+
+
+def test_fixed_rounds_expert_repeats_exactly():
+    """Without the clock the lookahead does the same work every time: a seeded game repeats."""
+    from solver.expert import ExpertPolicy
+    from solver.selfplay import new_random_game, play_game
+    from solver.variants import find_variant
+
+    variant = find_variant("halloween")
+    results = []
+    for _ in range(2):
+        start = Board(0x3FF_FFF0_FFFF_FFFF_0000_0000 & ((1 << 100) - 1), 0, 0)
+        game = new_random_game(variant, 7, start, 0)
+        policy = ExpertPolicy(time_limit=0.01, seed=7, samples=2, candidates=3, clock=False, danger_only=False)
+        result = play_game(game, policy, 6)
+        results.append((result.score, result.trays, game.board.text()))
+    assert results[0] == results[1]
+    assert results[0][1] > 0
