@@ -17,7 +17,7 @@ from fractions import Fraction
 from solver.errors import RulesError
 from solver.ten.field import EDGE_STEPS, Field, tile_code
 from solver.ten.position import VALUES, Colour, TenPosition
-from solver.ten.rules import TenMove, placement_cells
+from solver.ten.rules import TenMove, placement_cells, repetition
 from solver.ten.search import MAX_DEPTH, SearchTimeout, SolveResult, check_not_over, default_depth
 
 ZERO = Fraction(0)
@@ -149,16 +149,10 @@ class HiddenSearch:
                 f.place(target, code)
             self.to_move = q
             key = (f.translation_key(), q)
-            seen = self.history.get(key, 0) + 1
             try:
-                if seen >= 3:
-                    result = ZERO  # threefold repetition: a draw, not a win
-                else:
-                    self.history[key] = seen
-                    try:
-                        result = self.chance(depth - 1)
-                    finally:
-                        self.history[key] = seen - 1
+                with repetition(self.history, key) as drawn:
+                    # threefold repetition: a draw, not a win
+                    result = ZERO if drawn else self.chance(depth - 1)
             finally:
                 self.to_move = p
                 if move is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -48,6 +50,20 @@ class TenMove:
         if self.end is not None:
             data["end"] = END_NAMES[self.end]
         return data
+
+
+@contextmanager
+def repetition(history: dict, key) -> Iterator[bool]:
+    """Count one more occurrence of a position while inside; yields True on its third (a draw)."""
+    seen = history.get(key, 0) + 1
+    if seen >= 3:
+        yield True
+        return
+    history[key] = seen
+    try:
+        yield False
+    finally:
+        history[key] = seen - 1
 
 
 def parse_move(data: Any, what: str = "move") -> TenMove:

@@ -25,7 +25,7 @@ from typing import Any
 from solver.errors import RulesError
 from solver.ten.field import EDGE_STEPS, LINE_STEPS, Field
 from solver.ten.position import WIN_SUM, Colour, TenPosition, colour_name
-from solver.ten.rules import ROW_FIRST, ROW_LAST, TenMove, placement_cells, position_winner
+from solver.ten.rules import ROW_FIRST, ROW_LAST, TenMove, placement_cells, position_winner, repetition
 
 WIN, UNKNOWN, LOSS = 1, 0, -1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -345,17 +345,13 @@ class OpenSearch:
                 f.place(target, code)
             self.to_move = q
             key = self._repetition_key()
-            seen = self.history.get(key, 0) + 1
             try:
-                if seen >= 3:
-                    self.saw_draw = True
-                    value, child_pv = 0, []
-                else:
-                    self.history[key] = seen
-                    try:
+                with repetition(self.history, key) as drawn:
+                    if drawn:
+                        self.saw_draw = True
+                        value, child_pv = 0, []
+                    else:
                         value, child_pv = self.node(depth - 1, -beta, -alpha)
-                    finally:
-                        self.history[key] = seen - 1
             finally:
                 self.to_move = p
                 if move is not None:
