@@ -27,27 +27,47 @@ def zones_per_piece(variant: Variant, piece_id: str) -> int:
 
 
 @lru_cache(maxsize=None)
-def _zone_meta(variant: Variant, stones: Bitboard) -> tuple[tuple[Bitboard, ...], int, int]:
-    zones = tuple(z for z in variant.zones if z & ~stones)
-    per_cell = 4 if variant.regions else 2
-    refill = min((z & ~stones).bit_count() for z in zones) if zones else 1
-    return zones, per_cell, refill
+def _families(variant: Variant, stones: Bitboard) -> tuple[tuple[tuple[Bitboard, ...], int], ...]:
+    """The zones split into families that each partition the board (rows, columns, and each
+    family of regions), with the cheapest refill of the family; all-stone zones dropped."""
+    groups = [variant.lines[:10], variant.lines[10:]]
+    regions = variant.regions
+    while regions:  # each region family is a run of zones covering the board once
+        covered, k = 0, 0
+        while k < len(regions) and not covered & regions[k]:
+            covered |= regions[k]
+            k += 1
+        groups.append(regions[:k])
+        regions = regions[k:]
+    families = []
+    for group in groups:
+        zones = tuple(z for z in group if z & ~stones)
+        if zones:
+            families.append((zones, min((z & ~stones).bit_count() for z in zones)))
+    return tuple(families)
 
 
 def completions_bound(variant: Variant, filled: Bitboard, stones: Bitboard, cells: int) -> int:
-    """Most zone completions possible while ``cells`` more cells are placed."""
-    zones, per_cell, refill = _zone_meta(variant, stones)
+    """Most zone completions possible while ``cells`` more cells are placed.
+
+    Each placed cell lies in exactly one zone of each family (one row, one
+    column, one region of each region family), so every family has its own
+    budget of ``cells`` missing cells to fill.
+    """
     occupied = filled | stones
-    budget = per_cell * cells
-    costs = sorted((z & ~occupied).bit_count() for z in zones)
     count = 0
-    for cost in costs:
-        if cost > budget:
-            break
-        budget -= cost
-        count += 1
-    if count == len(costs):
-        count += budget // refill
+    for zones, refill in _families(variant, stones):
+        budget = cells
+        costs = sorted((z & ~occupied).bit_count() for z in zones)
+        done = 0
+        for cost in costs:
+            if cost > budget:
+                break
+            budget -= cost
+            done += 1
+        if done == len(costs):
+            done += budget // refill
+        count += done
     return count
 
 
@@ -58,24 +78,31 @@ def clear_points_bound(
     pieces: list[str] | tuple[str, ...],
     run: int,
     full_scan: bool = False,
+    count: int | None = None,
 ) -> int:
     """Upper bound on the clear points (streak effects included) that placing ``pieces`` can add.
 
+    ``count``: at most this many of the pieces get placed (a placement limit);
+    the bound then takes the ``count`` largest sizes and, separately, the
+    ``count`` largest caps, which covers every choice of pieces.
     ``full_scan``: the next placement also clears the zones already complete
     (a starting board may hold some), which need not touch the piece.
     Flow bonuses are not included; callers add them.
     """
-    if not pieces:
+    if count is None:
+        count = len(pieces)
+    count = min(count, len(pieces))
+    if count <= 0:
         return 0
-    cells = sum(get_piece(p).size for p in pieces)
+    cells = sum(sorted((get_piece(p).size for p in pieces), reverse=True)[:count])
     completions = completions_bound(variant, filled, stones, cells)
     if completions == 0:
         return 0
-    caps = sorted((zones_per_piece(variant, p) for p in pieces), reverse=True)
+    caps = sorted((zones_per_piece(variant, p) for p in pieces), reverse=True)[:count]
     if full_scan:
         occupied = filled | stones
         caps[0] += sum(1 for z in variant.zones if occupied & z == z and z & ~stones)
-    best_run = run + len(pieces)  # the largest streak any placement here can carry
+    best_run = run + count  # the largest streak any placement here can carry
     total = 0
     for cap in caps:
         if completions <= 0:

@@ -109,12 +109,10 @@ class CampaignSearch:
             trays_ending += 1
         if s.tokens and self.kinds & {"reroll", "swap", "refresh"}:
             pieces.extend(self.reserve[s.reserve_index:])
-        pieces.sort(key=lambda p: get_piece(p).size, reverse=True)
-        pieces = pieces[:left]
-        cells = sum(get_piece(p).size for p in pieces)
+        cells = sum(sorted((get_piece(p).size for p in pieces), reverse=True)[:left])
         total = points + s.tokens * self.bonus + cells * variant.cell_points
         clears = clear_points_bound(variant, s.filled, self.stones, pieces, s.run,
-                                    self._full_scan and s.placed == 0)
+                                    self._full_scan and s.placed == 0, count=left)
         total += clears
         if variant.flow_bonus:
             if clears:
@@ -155,7 +153,6 @@ class CampaignSearch:
         if hint:
             self._seed(hint)
         self._deadline = start + self.time_limit
-        level = self.level
         s0 = self._start()
         self._target = target
         complete = True
@@ -165,17 +162,35 @@ class CampaignSearch:
             complete = False
         except _Found:
             complete = False
+        return self._answer(complete, time.perf_counter() - start)
+
+    def run_compiled(self, target: int | None = None, hint: list[Move] | None = None) -> CampaignAnswer:
+        """``run`` on the compiled search; only for levels where no token can be spent."""
+        from . import campaign_jit
+
+        start = time.perf_counter()
+        if hint:
+            self._seed(hint)
+        status, best, nodes, line = campaign_jit.search(self.level, self.time_limit, self.node_limit,
+                                                         self._best, target)
+        if line is not None:
+            self._best, self._best_line = best, line
+        self.nodes = nodes
         seconds = time.perf_counter() - start
+        complete = status == campaign_jit.STATUS_DONE
+        return self._answer(complete, seconds)
+
+    def _answer(self, complete: bool, seconds: float) -> CampaignAnswer:
         best = self._best
         line = list(self._best_line) if best is not None else None
-        goal = level.score_goal
+        goal = self.level.score_goal
         solvable = best is not None and (goal is None or best >= goal)
         if complete:
             proof = PROOF_OPTIMAL if best is not None else PROOF_INFEASIBLE
             bound = best
         else:
             proof = PROOF_BOUND
-            bound = self._upper_bound(s0, 0)
+            bound = self.start_bound()
         return CampaignAnswer(solvable, best, proof, bound, line if solvable else None, line,
                               self.nodes, seconds, complete)
 
@@ -421,5 +436,11 @@ def _replace(s: State, **changes) -> State:
 
 
 def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 5_000_000,
-                target: int | None = None, hint: list[Move] | None = None) -> CampaignAnswer:
-    return CampaignSearch(level, time_limit, node_limit).run(target, hint)
+                target: int | None = None, hint: list[Move] | None = None,
+                compiled: bool = True) -> CampaignAnswer:
+    """The level's answer. Levels where no token can be spent run the compiled twin of
+    ``CampaignSearch`` (``solver.campaign_jit``) unless ``compiled`` is False."""
+    search = CampaignSearch(level, time_limit, node_limit)
+    if compiled and not (level.tokens and level.variant.token_kinds):
+        return search.run_compiled(target, hint)
+    return search.run(target, hint)

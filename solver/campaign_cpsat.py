@@ -110,10 +110,10 @@ def root_bound(level: Level) -> int:
     pieces = [p for tray in level.trays for p in tray]
     if level.tokens and variant.token_kinds & REDEAL_KINDS:
         pieces += list(level.reserve)
-    pieces = sorted(pieces, key=lambda p: get_piece(p).size, reverse=True)[: level.limit]
-    cells = sum(get_piece(p).size for p in pieces)
+    cells = sum(sorted((get_piece(p).size for p in pieces), reverse=True)[: level.limit])
     clears = clear_points_bound(variant, level.board.filled, level.board.stones, pieces, 0,
-                                has_complete_zone(variant, level.board.filled, level.board.stones))
+                                has_complete_zone(variant, level.board.filled, level.board.stones),
+                                count=level.limit)
     flow = variant.flow_bonus * len(level.trays) if clears else 0
     return level.tokens * variant.token_bonus + cells * variant.cell_points + clears + flow
 

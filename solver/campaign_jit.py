@@ -1,0 +1,524 @@
+"""The compiled campaign search for levels where no token can be spent.
+
+Same search as ``solver.campaign.CampaignSearch`` (the readable reference,
+which the tests hold this one to): depth-first over the placements, trays
+in order, clears between; branch-and-bound on the same admissible bound
+(``solver.bounds``, mirrored here on two uint64 words); a transposition
+table where a state reached again with no more points is pruned; the
+placements that complete a zone searched first. Differences are only in
+bookkeeping: the last placement of a line is scored inline instead of as
+a node (one spot that clears nothing stands for all such spots of a
+piece, as in the reference), and the transposition table is a fixed-size hash table that
+forgets old entries when full (forgetting only prunes less).
+
+Levels with tokens to spend (Arabic ink, Sudoku clear-space) go to the
+reference search, which handles every token move.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numba as nb
+import numpy as np
+
+from .bounds import _families, zones_per_piece
+from .engine import has_complete_zone
+from .enumerate_jit import points_table, split, zone_tables
+from .level import Level
+from .moves import Placement
+from .pieces import get_piece, placements
+
+STATUS_DONE, STATUS_BUDGET, STATUS_FOUND = 0, 1, 2
+TT_BITS = 21
+_PROBES = 8
+
+
+def run_key_cap(variant) -> int:
+    """The largest streak run the rules tell apart (the same key as the reference's states)."""
+    if variant.name == "halloween":
+        return 1
+    if variant.name == "arabic":
+        return 0
+    return 1 << 20
+
+
+@nb.njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@nb.njit(cache=True, inline="always")
+def _hash(a, b, c, d, e, mask):
+    h = a * np.uint64(0x9E3779B97F4A7C15)
+    h ^= (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= (c + np.uint64(0x2545F4914F6CDD1D)) * np.uint64(0x165667B19E3779F9)
+    h ^= (d + np.uint64(0x27D4EB2F165667C5)) * np.uint64(0x94D049BB133111EB)
+    h ^= e * np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(31)
+    return np.int64(h & mask)
+
+
+@nb.njit(cache=True)
+def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, placed, full_scan,
+           limit, tray_len, tray_piece, piece_size, caps_row, fam_zone, fam_count, fam_refill,
+           zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, bonus_const,
+           sizes_buf, caps_buf, costs_buf):
+    """``CampaignSearch._upper_bound`` for a state without tokens (see solver/bounds.py)."""
+    n_trays = tray_len.shape[0]
+    width = tray_piece.shape[1]
+    n = 0
+    trays_ending = 0
+    if left_mask != 0:
+        trays_ending = 1
+        for j in range(tray_len[t_idx]):
+            if left_mask >> j & 1:
+                g = tray_piece[t_idx, j]
+                sizes_buf[n] = piece_size[g]
+                caps_buf[n] = caps_row[t_idx * width + j]
+                n += 1
+    for t in range(t_idx + 1, n_trays):
+        trays_ending += 1
+        for j in range(tray_len[t]):
+            g = tray_piece[t, j]
+            sizes_buf[n] = piece_size[g]
+            caps_buf[n] = caps_row[t * width + j]
+            n += 1
+    # largest first (insertion sort; at most a few dozen pieces)
+    for a in range(1, n):
+        v = sizes_buf[a]
+        w = caps_buf[a]
+        b = a - 1
+        while b >= 0 and sizes_buf[b] < v:
+            sizes_buf[b + 1] = sizes_buf[b]
+            b -= 1
+        sizes_buf[b + 1] = v
+        b = a - 1
+        while b >= 0 and caps_buf[b] < w:
+            caps_buf[b + 1] = caps_buf[b]
+            b -= 1
+        caps_buf[b + 1] = w
+    count = min(n, limit - placed)
+    cells = 0
+    for a in range(count):
+        cells += sizes_buf[a]
+    total = points + bonus_const + cells * cell_points
+    clears = 0
+    if count > 0:
+        occ_lo = f_lo | st_lo
+        occ_hi = f_hi | st_hi
+        completions = 0
+        for fam in range(fam_count.shape[0]):
+            m = fam_count[fam]
+            for a in range(m):
+                z = fam_zone[fam, a]
+                c = _popcount(zone_lo[z] & ~occ_lo) + _popcount(zone_hi[z] & ~occ_hi)
+                b = a - 1
+                while b >= 0 and costs_buf[b] > c:
+                    costs_buf[b + 1] = costs_buf[b]
+                    b -= 1
+                costs_buf[b + 1] = c
+            budget = cells
+            done = 0
+            for a in range(m):
+                if costs_buf[a] > budget:
+                    break
+                budget -= costs_buf[a]
+                done += 1
+            if done == m:
+                done += budget // fam_refill[fam]
+            completions += done
+        if completions > 0:
+            if full_scan:
+                extra = 0
+                for z in range(zone_lo.shape[0]):
+                    if ((occ_lo & zone_lo[z]) == zone_lo[z] and (occ_hi & zone_hi[z]) == zone_hi[z]
+                            and ((zone_lo[z] & ~st_lo) != 0 or (zone_hi[z] & ~st_hi) != 0)):
+                        extra += 1
+                caps_buf[0] += extra  # still the largest cap
+            best_run = run + count
+            for a in range(count):
+                if completions <= 0:
+                    break
+                z = min(caps_buf[a], completions)
+                completions -= z
+                if has_regions:
+                    clears += pts[0, z, best_run]
+                else:
+                    clears += pts[z, 0, best_run]
+    total += clears
+    if flow_bonus:
+        if clears:
+            total += flow_bonus * trays_ending
+        elif tc and prev:
+            total += flow_bonus
+    return total
+
+
+@nb.njit(cache=True)
+def _settle(a_lo, a_hi, st_lo, st_hi, touch_row, full_scan, zone_lo, zone_hi, zone_region):
+    """Clear the complete zones after a placement: (lo, hi, lines, regions)."""
+    o_lo = a_lo | st_lo
+    o_hi = a_hi | st_hi
+    c_lo = np.uint64(0)
+    c_hi = np.uint64(0)
+    lines = 0
+    regions = 0
+    n = zone_lo.shape[0] if full_scan else touch_row.shape[0]
+    for t in range(n):
+        z = t if full_scan else touch_row[t]
+        if z < 0:
+            break
+        z_lo = zone_lo[z]
+        z_hi = zone_hi[z]
+        if (o_lo & z_lo) == z_lo and (o_hi & z_hi) == z_hi and (
+                (z_lo & ~st_lo) != 0 or (z_hi & ~st_hi) != 0):
+            c_lo |= z_lo
+            c_hi |= z_hi
+            if zone_region[z]:
+                regions += 1
+            else:
+                lines += 1
+    return a_lo & ~c_lo, a_hi & ~c_hi, lines, regions
+
+
+@nb.njit(cache=True)
+def _grow(tt_a, tt_b, tt_c, tt_d, tt_e, tt_v):
+    """The transposition table at twice the size, every entry kept."""
+    size = tt_a.shape[0] * 2
+    mask = np.uint64(size - 1)
+    n_a = np.zeros(size, np.uint64)
+    n_b = np.zeros(size, np.uint64)
+    n_c = np.zeros(size, np.uint64)
+    n_d = np.zeros(size, np.uint64)
+    n_e = np.zeros(size, np.uint64)
+    n_v = np.zeros(size, np.int64)
+    for i in range(tt_a.shape[0]):
+        if tt_e[i] == 0:
+            continue
+        h = _hash(tt_a[i], tt_b[i], tt_c[i], tt_d[i], tt_e[i], mask)
+        while n_e[h] != 0:
+            h = (h + 1) & np.int64(mask)
+        n_a[h] = tt_a[i]
+        n_b[h] = tt_b[i]
+        n_c[h] = tt_c[i]
+        n_d[h] = tt_d[i]
+        n_e[h] = tt_e[i]
+        n_v[h] = tt_v[i]
+    return n_a, n_b, n_c, n_d, n_e, n_v
+
+
+@nb.njit(cache=True)
+def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pumpkins, need_all,
+            tray_len, tray_piece, tray_group, piece_size, piece_cap, spot_lo, spot_hi, spot_touch,
+            spot_count, fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region,
+            has_regions, pts, cell_points, flow_bonus, run_cap, bonus_const, best0, target, node_limit,
+            deadline, tt_bits):
+    """Returns (status, best, nodes, best path codes piece * 1024 + spot, path length)."""
+    n_trays = tray_len.shape[0]
+    total_pieces = 0
+    for t in range(n_trays):
+        total_pieces += tray_len[t]
+    depth_max = total_pieces + 2
+    # frame arrays
+    F_lo = np.zeros(depth_max, np.uint64)
+    F_hi = np.zeros(depth_max, np.uint64)
+    P_lo = np.zeros(depth_max, np.uint64)
+    P_hi = np.zeros(depth_max, np.uint64)
+    T_idx = np.zeros(depth_max, np.int64)
+    Left = np.zeros(depth_max, np.int64)
+    Run = np.zeros(depth_max, np.int64)
+    TC = np.zeros(depth_max, np.int64)
+    Prev = np.zeros(depth_max, np.int64)
+    Pts = np.zeros(depth_max, np.int64)
+    Placed = np.zeros(depth_max, np.int64)
+    Stage = np.zeros(depth_max, np.int64)  # 0 enter, 1 clearing pass, 2 plain pass
+    Slot = np.zeros(depth_max, np.int64)
+    Spot = np.zeros(depth_max, np.int64)
+    path = np.zeros(depth_max, np.int64)
+    best_path = np.zeros(depth_max, np.int64)
+    best_len = -1
+    best = best0
+    sizes_buf = np.zeros(total_pieces + 1, np.int64)
+    caps_buf = np.zeros(total_pieces + 1, np.int64)
+    costs_buf = np.zeros(16, np.int64)
+    width = tray_piece.shape[1]
+    caps_row = np.zeros(n_trays * width + 1, np.int64)
+    for t in range(n_trays):
+        for j in range(tray_len[t]):
+            caps_row[t * width + j] = piece_cap[tray_piece[t, j]]
+    tt_size = 1 << 14  # grows by doubling up to 1 << tt_bits
+    tt_mask = np.uint64(tt_size - 1)
+    tt_used = 0
+    tt_a = np.zeros(tt_size, np.uint64)
+    tt_b = np.zeros(tt_size, np.uint64)
+    tt_c = np.zeros(tt_size, np.uint64)
+    tt_d = np.zeros(tt_size, np.uint64)
+    tt_e = np.zeros(tt_size, np.uint64)  # meta + 1 (0 = empty)
+    tt_v = np.zeros(tt_size, np.int64)
+    nodes = 0
+    status = 0
+    F_lo[0] = f0_lo
+    F_hi[0] = f0_hi
+    P_lo[0] = p0_lo
+    P_hi[0] = p0_hi
+    Left[0] = (1 << tray_len[0]) - 1 if n_trays > 0 else 0
+    depth = 0
+    while depth >= 0:
+        t_idx = T_idx[depth]
+        left = Left[depth]
+        placed = Placed[depth]
+        points = Pts[depth]
+        f_lo = F_lo[depth]
+        f_hi = F_hi[depth]
+        if Stage[depth] == 0:
+            nodes += 1
+            if (nodes & 4095) == 0:
+                if nodes > node_limit:
+                    status = 1
+                    break
+                with nb.objmode(now="float64"):
+                    now = time.perf_counter()
+                if now > deadline:
+                    status = 1
+                    break
+            pumpk = P_lo[depth] != 0 or P_hi[depth] != 0
+            if (not need_pumpkins or not pumpk) and (not need_all or t_idx >= n_trays):
+                final = points + bonus_const
+                if final > best:
+                    best = final
+                    best_len = depth
+                    for a in range(depth):
+                        best_path[a] = path[a]
+                    if final >= target:
+                        status = 2
+                        break
+            if placed >= limit or t_idx >= n_trays:
+                depth -= 1
+                continue
+            full_scan = full_scan0 and placed == 0
+            ub = _bound(f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx,
+                        left, placed, full_scan, limit, tray_len, tray_piece, piece_size, caps_row,
+                        fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region, has_regions,
+                        pts, cell_points, flow_bonus, bonus_const, sizes_buf, caps_buf, costs_buf)
+            if best > -(1 << 60) and ub <= best:
+                depth -= 1
+                continue
+            meta = np.uint64(t_idx | (left << 8) | (Run[depth] << 16) | (TC[depth] << 40)
+                             | (Prev[depth] << 41)) + np.uint64(1)
+            h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
+            pruned = False
+            slot_h = -1
+            for _p in range(_PROBES):
+                e = tt_e[h]
+                if e == 0:
+                    if slot_h < 0:
+                        slot_h = h
+                    break
+                if (e == meta and tt_a[h] == f_lo and tt_b[h] == f_hi and tt_c[h] == P_lo[depth]
+                        and tt_d[h] == P_hi[depth]):
+                    if tt_v[h] >= points:
+                        pruned = True
+                    slot_h = h
+                    break
+                h = (h + 1) & np.int64(tt_mask)
+            if pruned:
+                depth -= 1
+                continue
+            if slot_h < 0:
+                slot_h = h  # all probed slots taken: replace the last one
+            elif tt_e[slot_h] == 0:
+                tt_used += 1
+            tt_a[slot_h] = f_lo
+            tt_b[slot_h] = f_hi
+            tt_c[slot_h] = P_lo[depth]
+            tt_d[slot_h] = P_hi[depth]
+            tt_e[slot_h] = meta
+            tt_v[slot_h] = points
+            if 2 * tt_used > tt_size and tt_size < (1 << tt_bits):
+                tt_a, tt_b, tt_c, tt_d, tt_e, tt_v = _grow(tt_a, tt_b, tt_c, tt_d, tt_e, tt_v)
+                tt_size = tt_a.shape[0]
+                tt_mask = np.uint64(tt_size - 1)
+            Stage[depth] = 1
+            Slot[depth] = 0
+            Spot[depth] = 0
+        # ---- generate the next child
+        stage = Stage[depth]
+        full_scan = full_scan0 and placed == 0
+        occ_lo = f_lo | st_lo
+        occ_hi = f_hi | st_hi
+        n_slots = tray_len[t_idx]
+        last_move = placed + 1 >= limit or (t_idx == n_trays - 1 and (left & (left - 1)) == 0)
+        pushed = False
+        while stage <= 2 and not pushed:
+            i = Slot[depth]
+            if i >= n_slots:
+                stage += 1
+                Stage[depth] = stage
+                Slot[depth] = 0
+                Spot[depth] = 0
+                continue
+            if not (left >> i & 1) or (left & ((1 << i) - 1) & tray_group[t_idx, i]) != 0:
+                Slot[depth] = i + 1
+                Spot[depth] = 0
+                continue
+            g = tray_piece[t_idx, i]
+            k = Spot[depth]
+            if k >= spot_count[g]:
+                Slot[depth] = i + 1
+                Spot[depth] = 0
+                continue
+            Spot[depth] = k + 1
+            m_lo = spot_lo[g, k]
+            m_hi = spot_hi[g, k]
+            if (m_lo & occ_lo) != 0 or (m_hi & occ_hi) != 0:
+                continue
+            a_lo, a_hi, lines, regions = _settle(f_lo | m_lo, f_hi | m_hi, st_lo, st_hi, spot_touch[g, k],
+                                                 full_scan, zone_lo, zone_hi, zone_region)
+            cleared = lines + regions > 0
+            if (stage == 1) != cleared:
+                continue
+            run = Run[depth]
+            gained = piece_size[g] * cell_points + pts[lines, regions, run]
+            rest = left & ~(1 << i)
+            n_run = min(run + 1, run_cap) if cleared else 0
+            n_tc = 1 if (cleared or TC[depth] == 1) else 0
+            n_prev = Prev[depth]
+            n_t = t_idx
+            if rest == 0:
+                if n_tc == 1 and n_prev == 1:
+                    gained += flow_bonus
+                n_prev = n_tc
+                n_tc = 0
+                n_t = t_idx + 1
+                rest = (1 << tray_len[n_t]) - 1 if n_t < n_trays else 0
+            n_plo = P_lo[depth] & a_lo
+            n_phi = P_hi[depth] & a_hi
+            code = g * 1024 + k
+            if last_move:
+                # the child only offers its end: score it here
+                if (not need_pumpkins or (n_plo == 0 and n_phi == 0)) and (not need_all or n_t >= n_trays):
+                    final = points + gained + bonus_const
+                    if final > best:
+                        best = final
+                        best_len = depth + 1
+                        for a in range(depth):
+                            best_path[a] = path[a]
+                        best_path[depth] = code
+                        if final >= target:
+                            status = 2
+                            pushed = True
+                            break
+                if not cleared:
+                    Spot[depth] = spot_count[g]  # every plain spot of this piece ends the same
+                continue
+            path[depth] = code
+            d = depth + 1
+            F_lo[d] = a_lo
+            F_hi[d] = a_hi
+            P_lo[d] = n_plo
+            P_hi[d] = n_phi
+            T_idx[d] = n_t
+            Left[d] = rest
+            Run[d] = n_run
+            TC[d] = n_tc
+            Prev[d] = n_prev
+            Pts[d] = points + gained
+            Placed[d] = placed + 1
+            Stage[d] = 0
+            depth = d
+            pushed = True
+        if status == 2:
+            break
+        if not pushed:
+            depth -= 1
+    return status, best, nodes, best_path, best_len
+
+
+class _Tables:
+    """The level's rules as arrays for ``_search``."""
+
+    def __init__(self, level: Level) -> None:
+        variant = level.variant
+        trays = [tuple(sorted(t)) for t in level.trays]
+        ids = sorted({p for t in trays for p in t})
+        self.ids = ids
+        index = {p: i for i, p in enumerate(ids)}
+        n_trays = len(trays)
+        width = max((len(t) for t in trays), default=1)
+        self.tray_len = np.array([len(t) for t in trays], np.int64)
+        self.tray_piece = np.zeros((max(n_trays, 1), max(width, 1)), np.int64)
+        self.tray_group = np.zeros((max(n_trays, 1), max(width, 1)), np.int64)
+        for t, tray in enumerate(trays):
+            for j, p in enumerate(tray):
+                self.tray_piece[t, j] = index[p]
+                self.tray_group[t, j] = sum(1 << q for q in range(len(tray)) if tray[q] == p)
+        self.piece_size = np.array([get_piece(p).size for p in ids] or [0], np.int64)
+        self.piece_cap = np.array([zones_per_piece(variant, p) for p in ids] or [0], np.int64)
+        zones = variant.zones
+        zone_id = {z: i for i, z in enumerate(zones)}
+        spot_w = max((len(placements(p)) for p in ids), default=1)
+        touch_w = 1 + max((sum(1 for z in zones if z & s.mask) for p in ids for s in placements(p)),
+                          default=0)
+        self.spot_lo = np.zeros((max(len(ids), 1), spot_w), np.uint64)
+        self.spot_hi = np.zeros((max(len(ids), 1), spot_w), np.uint64)
+        self.spot_touch = np.full((max(len(ids), 1), spot_w, touch_w), -1, np.int64)
+        self.spot_count = np.zeros(max(len(ids), 1), np.int64)
+        for g, p in enumerate(ids):
+            spots = placements(p)
+            self.spot_count[g] = len(spots)
+            for k, s in enumerate(spots):
+                self.spot_lo[g, k], self.spot_hi[g, k] = split(s.mask)
+                touched = [i for i, z in enumerate(zones) if z & s.mask]
+                self.spot_touch[g, k, :len(touched)] = touched
+        families = _families(variant, level.board.stones)
+        self.fam_count = np.array([len(z) for z, _ in families], np.int64)
+        self.fam_refill = np.array([r for _, r in families], np.int64)
+        self.fam_zone = np.zeros((max(len(families), 1), 16), np.int64)
+        for f, (fz, _) in enumerate(families):
+            for a, z in enumerate(fz):
+                self.fam_zone[f, a] = zone_id[z]
+        self.zone_lo, self.zone_hi, self.zone_region = zone_tables(variant)
+        self.pts = points_table(variant, 2 * sum(len(t) for t in trays) + 2)  # run + pieces left
+
+
+def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
+           target: int | None) -> tuple[int, int | None, int, list[Placement] | None]:
+    """Run the compiled search: (status, best final score or None, nodes, best line or None).
+
+    The best line is None when nothing beat ``best0`` (the caller's hint holds it).
+    """
+    variant = level.variant
+    tb = _Tables(level)
+    board = level.board
+    f_lo, f_hi = split(board.filled)
+    p_lo, p_hi = split(board.pumpkins)
+    s_lo, s_hi = split(board.stones)
+    need_pumpkins = any(g.get("pumpkins") for g in level.goals)
+    need_all = any(g.get("place_all") for g in level.goals)
+    none = -(1 << 62)
+    deadline = time.perf_counter() + time_limit if math.isfinite(time_limit) else 1e300
+    status, best, nodes, path, length = _search(
+        np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
+        has_complete_zone(variant, board.filled, board.stones), level.limit, need_pumpkins, need_all,
+        tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
+        tb.piece_size, tb.piece_cap, tb.spot_lo, tb.spot_hi, tb.spot_touch, tb.spot_count,
+        tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
+        bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
+        level.tokens * variant.token_bonus, none if best0 is None else best0,
+        (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
+    )
+    line = None
+    if length >= 0:
+        line = []
+        for code in path[:length]:
+            g, k = divmod(int(code), 1024)
+            spot = placements(tb.ids[g])[k]
+            line.append(Placement(spot.piece, spot.row, spot.col))
+    found = None if best == none else int(best)
+    return int(status), found, int(nodes), line
+

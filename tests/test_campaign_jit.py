@@ -1,0 +1,129 @@
+"""The compiled campaign search against the readable reference (``CampaignSearch.run``).
+
+Seeded levels with no token to spend, in every variant: stones or
+tombstones, pumpkins, limits below the piece count, place_all, boards that
+start with a complete zone, one to three trays. Both searches must give
+the same proven answer, and every compiled line must replay through the
+rules engine to the score it claims.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from solver.campaign import PROOF_BOUND, CampaignSearch, solve_level
+from solver.deals import RandomDeals
+from solver.level import parse_level, play_solution
+from solver.variants import find_variant
+
+VARIANTS = ("halloween", "arabic", "sudoku")
+MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
+SEEDS = range(300)
+
+
+def random_level(seed: int):
+    rng = random.Random(f"jit-{seed}")
+    name = VARIANTS[seed % 3]
+    variant = find_variant(name)
+    density = rng.uniform(0.3, 0.8)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    for _ in range(rng.randrange(0, 4)):  # nearly complete zones (a complete one now and then)
+        zone = rng.choice(variant.zones)
+        cells = [c for c in range(100) if zone >> c & 1]
+        gaps = set(rng.sample(cells, rng.choice((0, 1, 1, 2, 2, 3))))
+        for c in cells:
+            grid[c // 10][c % 10] = "." if c in gaps else "#"
+    for _ in range(rng.choice((0, 1, 2, 4))):
+        grid[rng.randrange(10)][rng.randrange(10)] = "S"
+    tiles = [(r, c) for r in range(10) for c in range(10) if grid[r][c] == "#"]
+    n_pumpkins = rng.choice((0, 0, 1, 2, 3))
+    for r, c in rng.sample(tiles, min(n_pumpkins, len(tiles))):
+        grid[r][c] = "P"
+    deals = RandomDeals(variant, seed)
+    shapes = [[1], [2], [3], [1, 1], [2, 2], [3, 1], [2, 2, 1], [1, 2, 2], [3, 2], [2, 3]]
+    if name == "sudoku":  # five pieces with regions take the reference too long
+        shapes = shapes[:6] + [[2, 1, 1], [1, 1, 2]]
+    sizes = rng.choice(shapes)
+    trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
+    pieces = sum(sizes)
+    goals: list[dict] = []
+    if n_pumpkins and rng.random() < 0.6:
+        goals.append({"pumpkins": True})
+    if rng.random() < 0.25:
+        goals.append({"place_all": True})
+    goals.append({"score": rng.choice((1, 20, 60, 150))})
+    return parse_level({
+        "format": "tenfold.level/1", "id": f"j{seed}", "variant": name, "mode": MODES[name],
+        "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
+        "limit": rng.randint(max(1, pieces - 2), pieces), "tokens": 0,
+    })
+
+
+@pytest.mark.parametrize("chunk", range(6))
+def test_compiled_agrees_with_reference(chunk):
+    checked = solvable = 0
+    for seed in SEEDS[chunk::6]:
+        level = random_level(seed)
+        fast = solve_level(level, time_limit=60)
+        slow = solve_level(level, time_limit=60, compiled=False)
+        assert slow.proof != PROOF_BOUND, f"seed {seed}: the reference did not finish"
+        assert (fast.solvable, fast.best_score, fast.proof) == (slow.solvable, slow.best_score, slow.proof), \
+            f"seed {seed}"
+        if fast.best_line is not None:
+            replay = play_solution(level, fast.best_line, ignore_score=True)
+            assert replay.ok, f"seed {seed}: {replay.error}"
+            assert replay.score == fast.best_score, f"seed {seed}"
+        if fast.solution is not None:
+            assert play_solution(level, fast.solution).ok, f"seed {seed}"
+        checked += 1
+        solvable += fast.solvable
+    assert checked == len(SEEDS[chunk::6])
+    assert 0 < solvable < checked  # both kinds of answer occur
+
+
+def test_levels_cover_the_features():
+    levels = [random_level(seed) for seed in SEEDS]
+    assert {lv.variant.name for lv in levels} == set(VARIANTS)
+    assert sum(lv.limit < lv.piece_count for lv in levels) > 30
+    assert sum(len(lv.trays) >= 3 for lv in levels) > 30
+    assert sum(bool(lv.board.pumpkins) for lv in levels) > 50
+    assert sum(bool(lv.board.stones) for lv in levels) > 100
+    assert sum(any(g.get("place_all") for g in lv.goals) for lv in levels) > 30
+
+
+def test_target_stops_early_with_a_line_that_reaches_it():
+    for seed in SEEDS[:60]:
+        level = random_level(seed)
+        full = solve_level(level, time_limit=60)
+        if full.best_score is None or full.best_score < 2:
+            continue
+        target = full.best_score - 1
+        early = solve_level(level, time_limit=60, target=target)
+        assert early.best_score is not None and early.best_score >= target, f"seed {seed}"
+        assert play_solution(level, early.best_line, ignore_score=True).score == early.best_score
+
+
+def test_node_budget_reports_a_bound():
+    level = parse_level({
+        "format": "tenfold.level/1", "id": "open", "variant": "halloween", "mode": "campaign",
+        "board": ["." * 10] * 10, "trays": [["3x3", "1x5", "L5-nw"], ["2x2", "5x1", "1x3"]],
+        "goals": [{"score": 1}], "limit": 6, "tokens": 0,
+    })
+    answer = solve_level(level, time_limit=60, node_limit=5000)
+    assert answer.proof == PROOF_BOUND and not answer.complete
+    assert answer.bound == CampaignSearch(level).start_bound()
+    assert answer.best_score is not None and answer.best_score <= answer.bound
+    assert play_solution(level, answer.best_line, ignore_score=True).score == answer.best_score
+
+
+def test_hint_line_kept_when_nothing_beats_it():
+    for seed in SEEDS[:40]:
+        level = random_level(seed)
+        best = solve_level(level, time_limit=60)
+        if best.best_line is None:
+            continue
+        again = solve_level(level, time_limit=60, hint=best.best_line)
+        assert again.best_score == best.best_score
+        assert play_solution(level, again.best_line, ignore_score=True).score == best.best_score
