@@ -2,12 +2,15 @@
 
     .venv/bin/python bench/selfplay.py [--games 20] [--cap 2000] [--policy expert]
         [--time-limit 0.3] [--seed 2026] [--only halloween,sultan] [--json out.json]
+        [--fixed-rounds] [--weights '{"hard_blocked": -40}']
 
 Configurations: halloween (endless), arabic (standard), sudoku (classic) and
 sultan (arabic, Sultan's Labyrinth: 3 tokens and 4 stones on seeded cells).
 Game ``g`` of a configuration deals from seed ``seed + g``. Reports trays
 survived (median, min, how many reached the cap), final score (median) and
 milliseconds per tray (median and p99 over every tray played).
+``--time-limit 0`` plays the 1-ply expert (no lookahead: the tuner's
+policy); ``--weights`` overrides evaluation weights for a probe.
 """
 
 from __future__ import annotations
@@ -36,18 +39,24 @@ CONFIGS = {  # name -> (variant, mode)
 }
 
 
-def make_policy(name: str, time_limit: float, seed: int, fixed_rounds: bool = False):
+def make_policy(name: str, time_limit: float, seed: int, fixed_rounds: bool = False,
+                weights: dict | None = None):
     if name == "expert":
         from solver.expert import ExpertPolicy
 
-        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=not fixed_rounds)
+        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=not fixed_rounds, weights=weights)
     return POLICIES[name]
 
 
 def run_config(config: str, games: int, cap: int, policy: str, time_limit: float, seed: int,
-               progress: bool = True, fixed_rounds: bool = False) -> dict:
+               progress: bool = True, fixed_rounds: bool = False, overrides: dict | None = None) -> dict:
     variant_name, mode_name = CONFIGS[config]
     variant = find_variant(variant_name)
+    weights = None
+    if overrides:
+        from solver.evaluate import load_weights
+
+        weights = {**load_weights(variant), **overrides}
     mode = variant.mode(mode_name)
     trays, scores, tray_ms = [], [], []
     for g in range(games):
@@ -60,7 +69,8 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
             tray_ms.append(1000 * (now - last[0]))
             last[0] = now
 
-        result = play_game(game, make_policy(policy, time_limit, game_seed, fixed_rounds), cap, on_tray=on_tray)
+        result = play_game(game, make_policy(policy, time_limit, game_seed, fixed_rounds, weights), cap,
+                           on_tray=on_tray)
         trays.append(result.trays)
         scores.append(result.score)
         if progress:
@@ -73,7 +83,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
         "reached_cap": sum(t >= cap for t in trays), "score_median": statistics.median(scores),
         "ms_per_tray_median": round(statistics.median(ms), 2),
         "ms_per_tray_p99": round(ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))], 2),
-        "trays": trays,
+        "trays": trays, "weights_override": overrides or {},
     }
 
 
@@ -90,13 +100,17 @@ def main() -> None:
     parser.add_argument("--fixed-rounds", action="store_true",
                         help="expert lookahead runs all its rounds regardless of the clock: "
                              "results repeat on any machine (per-tray time is then not bounded)")
+    parser.add_argument("--weights", default="",
+                        help='JSON object of evaluation weights that replace those in solver/weights.json, '
+                             'e.g. \'{"hard_blocked": -40}\' (probes before a weight is checked in)')
     args = parser.parse_args()
+    overrides = json.loads(args.weights) if args.weights else None
     print(f"self-play  policy={args.policy}  time-limit={args.time_limit}s  games={args.games}  "
           f"cap={args.cap}  seed={args.seed}  machine: {machine()}")
     results = []
     for config in args.only.split(","):
         r = run_config(config, args.games, args.cap, args.policy, args.time_limit, args.seed,
-                       fixed_rounds=args.fixed_rounds)
+                       fixed_rounds=args.fixed_rounds, overrides=overrides)
         results.append(r)
         print(f"{config:<10} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "
               f"at cap {r['reached_cap']}/{r['games']}  score median {r['score_median']:9.0f}  "

@@ -15,7 +15,9 @@ candidate plays the same seeds (common random numbers).
 Search: for each weight in turn, try it scaled by 1 +/- ``step`` (or set to
 +/- a small value when it is 0); keep any change that raises the objective;
 halve the step after each pass. The log and the final weights go to
-bench/tune_results.json; ``--write`` also updates solver/weights.json.
+bench/tune_results.json (the previous runs move to its ``earlier`` list;
+``manual`` holds hand-run probes with their commands); ``--write`` also
+updates solver/weights.json.
 """
 
 from __future__ import annotations
@@ -111,7 +113,13 @@ def main() -> None:
     data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
     for name in args.variants.split(","):
         data["variants"][name] = {k: round(v, 4) for k, v in tune(name, args, log).items()}
-    RESULTS_FILE.write_text(json.dumps({"args": vars(args), "machine": machine(), "log": log}, indent=1) + "\n")
+    kept = json.loads(RESULTS_FILE.read_text(encoding="utf-8")) if RESULTS_FILE.exists() else {}
+    earlier = kept.pop("earlier", [])
+    manual = kept.pop("manual", [])
+    if kept:
+        earlier.append(kept)
+    result = {"args": vars(args), "machine": machine(), "log": log, "earlier": earlier, "manual": manual}
+    RESULTS_FILE.write_text(json.dumps(result, indent=1) + "\n")
     if args.write:
         WEIGHTS_FILE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 

@@ -12,6 +12,9 @@ Features of a board (stones count as occupied, so they shape every feature):
 * ``components``  connected empty areas
 * ``roughness``   empty/occupied edge transitions, the board's rim counting
   as occupied
+* ``two_3x3``     1 when two 3x3 squares fit side by side (two disjoint
+  placements: their top-left corners 3 or more rows or columns apart), else 0;
+  a tray of two 3x3 needs it unless a clear opens the second spot
 
 The value of an end-of-tray state is ``points * weight["points"] + sum of
 weight[f] * f``; weights per variant live in ``solver/weights.json`` and are
@@ -33,7 +36,7 @@ from .pieces import placements
 from .variants import Variant
 
 FEATURES = ("empty", "isolated", "fit_3x3", "fit_1x5", "fit_5x1", "fit_L5", "hard_blocked",
-            "near_lines", "near_regions", "components", "roughness")
+            "near_lines", "near_regions", "components", "roughness", "two_3x3")
 HARD_PIECES = ("3x3", "1x5", "5x1", "L5-nw", "L5-ne", "L5-sw", "L5-se")
 WEIGHTS_FILE = Path(__file__).with_name("weights.json")
 
@@ -90,6 +93,8 @@ def board_features(variant: Variant, filled: Bitboard, stones: Bitboard) -> dict
             rough += here
         if col == 0:
             rough += here
+    squares = [s for s in placements("3x3") if not s.mask & occupied]
+    two_3x3 = int(any(abs(a.row - b.row) >= 3 or abs(a.col - b.col) >= 3 for a in squares for b in squares))
     near_lines = sum(1 for z in variant.lines if 1 <= (z & empty).bit_count() <= 2)
     near_regions = sum(1 for z in variant.regions if 1 <= (z & empty).bit_count() <= 2)
     return {
@@ -104,6 +109,7 @@ def board_features(variant: Variant, filled: Bitboard, stones: Bitboard) -> dict
         "near_regions": near_regions,
         "components": _components(empty),
         "roughness": rough,
+        "two_3x3": two_3x3,
     }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-N_FEATURES = 11
+N_FEATURES = 12
 ROW_BITS = 1023
 
 
@@ -124,8 +124,16 @@ def features_kernel(lo, hi, stones_lo, stones_hi, region_lo, region_hi, with_com
             fit_5x1 += _pop(rows[i] & rows[i + 1] & rows[i + 2] & rows[i + 3] & rows[i + 4])
         fit_3x3 = 0
         fit_l5 = 0
+        row_min = 10
+        row_max = -1
+        col_any = 0
         for i in range(8):
-            fit_3x3 += _pop(h3[i] & h3[i + 1] & h3[i + 2])
+            sq = h3[i] & h3[i + 1] & h3[i + 2]
+            if sq != 0:
+                fit_3x3 += _pop(sq)
+                row_min = min(row_min, i)
+                row_max = i
+                col_any |= sq
             fit_l5 += _pop(h3[i] & rows[i + 1] & rows[i + 2])  # L5-nw
             fit_l5 += _pop(h3[i] & (rows[i + 1] >> 2) & (rows[i + 2] >> 2))  # L5-ne
             fit_l5 += _pop(rows[i] & rows[i + 1] & h3[i + 2])  # L5-sw
@@ -161,4 +169,13 @@ def features_kernel(lo, hi, stones_lo, stones_hi, region_lo, region_hi, with_com
         if with_components:
             out[b, 9] = _components(rows, work)
         out[b, 10] = rough
+        if col_any != 0:
+            col_lo = 0
+            while not (col_any >> col_lo) & 1:
+                col_lo += 1
+            col_hi = 9
+            while not (col_any >> col_hi) & 1:
+                col_hi -= 1
+            if row_max - row_min >= 3 or col_hi - col_lo >= 3:
+                out[b, 11] = 1
     return out

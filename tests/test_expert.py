@@ -40,6 +40,23 @@ def test_feature_kernel_matches_reference(name):
         assert dict(zip(FEATURES, got)) == ref
 
 
+def test_two_3x3_needs_two_disjoint_squares():
+    variant = find_variant("halloween")
+    full = (1 << 100) - 1
+
+    def empty_box(row, col, height, width):
+        return sum(1 << ((row + r) * 10 + col + c) for r in range(height) for c in range(width))
+
+    for box, fits, two in (((0, 0, 4, 4), 4, 0), ((2, 1, 3, 6), 4, 1), ((1, 5, 6, 3), 4, 1),
+                           ((0, 0, 2, 9), 0, 0), ((6, 6, 3, 3), 1, 0)):
+        filled = full & ~empty_box(*box)
+        low = (1 << 64) - 1
+        ref = board_features(variant, filled, 0)
+        got = dict(zip(FEATURES, features_bulk(variant, np.array([filled & low], np.uint64),
+                                               np.array([filled >> 64], np.uint64), 0)[0]))
+        assert (ref["fit_3x3"], ref["two_3x3"]) == (fits, two) == (got["fit_3x3"], got["two_3x3"])
+
+
 def test_weights_cover_every_variant_and_feature():
     for variant in VARIANTS.values():
         weights = load_weights(variant)
