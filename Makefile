@@ -19,7 +19,7 @@ test: $(STAMP)
 
 # The main job on a small example: generate a pack, prove it again, summarise it.
 run: $(STAMP)
-	$(BIN)/tenfold generate halloween --count 4 --seed 1 --trays 3 --out out/example-pack.json
+	$(BIN)/tenfold generate halloween --count 4 --seed 1 --out out/example-pack.json
 	$(BIN)/tenfold verify out/example-pack.json
 	$(BIN)/tenfold solve out/example-pack.json
 

@@ -40,7 +40,7 @@ RECIPES: dict[str, Recipe] = {
     # Three ink tokens make every placement a choice among spots freed by removals, so a
     # proof of the best score is affordable for one tray; more trays are tried on request.
     "sultan": Recipe("sultan", "arabic", "sultan", (4, 4), (0.82, 0.92), (0, 0), True, 1),
-    "halloween": Recipe("halloween", "halloween", "campaign", (2, 5), (0.78, 0.9), (2, 5), False, 3),
+    "halloween": Recipe("halloween", "halloween", "campaign", (2, 5), (0.78, 0.9), (2, 5), False, 5),
 }
 
 
