@@ -435,11 +435,13 @@ def _replace(s: State, **changes) -> State:
     return State(**data)
 
 
-def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 5_000_000,
+def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 10**12,
                 target: int | None = None, hint: list[Move] | None = None,
                 compiled: bool = True) -> CampaignAnswer:
-    """The level's answer. Levels where no token can be spent run the compiled twin of
-    ``CampaignSearch`` (``solver.campaign_jit``) unless ``compiled`` is False."""
+    """The level's answer within ``time_limit`` seconds (and ``node_limit`` nodes, which the
+    generator sets for answers that do not depend on the machine). Levels where no token
+    can be spent run the compiled twin of ``CampaignSearch`` (``solver.campaign_jit``)
+    unless ``compiled`` is False."""
     search = CampaignSearch(level, time_limit, node_limit)
     if compiled and not (level.tokens and level.variant.token_kinds):
         return search.run_compiled(target, hint)
