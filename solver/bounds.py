@@ -103,11 +103,12 @@ def clear_points_bound(
         occupied = filled | stones
         caps[0] += sum(1 for z in variant.zones if occupied & z == z and z & ~stones)
     best_run = run + count  # the largest streak any placement here can carry
+    most = len(variant.zones)  # one placement completes at most every zone
     total = 0
     for cap in caps:
         if completions <= 0:
             break
-        z = min(cap, completions)
+        z = min(cap, completions, most)
         completions -= z
         if variant.regions:
             total += variant.clear_points(0, z, best_run)  # a lone region pays more than a lone line

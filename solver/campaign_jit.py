@@ -25,7 +25,7 @@ import numpy as np
 
 from .bounds import _families, zones_per_piece
 from .engine import has_complete_zone
-from .enumerate_jit import points_table, split, zone_tables
+from .enumerate_jit import split, zone_tables
 from .level import Level
 from .moves import Placement
 from .pieces import get_piece, placements
@@ -71,6 +71,7 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
     """``CampaignSearch._upper_bound`` for a state without tokens (see solver/bounds.py)."""
     n_trays = tray_len.shape[0]
     width = tray_piece.shape[1]
+    n_zones = pts.shape[0] - 1  # one placement completes at most every zone
     n = 0
     trays_ending = 0
     if left_mask != 0:
@@ -144,7 +145,7 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
             for a in range(count):
                 if completions <= 0:
                     break
-                z = min(caps_buf[a], completions)
+                z = min(caps_buf[a], completions, n_zones)
                 completions -= z
                 if has_regions:
                     clears += pts[0, z, best_run]
@@ -483,7 +484,11 @@ class _Tables:
             for a, z in enumerate(fz):
                 self.fam_zone[f, a] = zone_id[z]
         self.zone_lo, self.zone_hi, self.zone_region = zone_tables(variant)
-        self.pts = points_table(variant, 2 * sum(len(t) for t in trays) + 2)  # run + pieces left
+        runs = 2 * sum(len(t) for t in trays) + 2  # a streak run plus the pieces left
+        # clear_points(lines, regions, run); the bound may ask for every zone at once
+        every = range(len(zones) + 1)
+        self.pts = np.array([[[variant.clear_points(lines, regions, run) for run in range(runs)]
+                              for regions in every] for lines in every], np.int64)
 
 
 def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
@@ -522,3 +527,25 @@ def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
     found = None if best == none else int(best)
     return int(status), found, int(nodes), line
 
+
+
+def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: bool, prev_turn_cleared: bool,
+                tray_index: int, left_mask: int, placed: int, full_scan: bool) -> int:
+    """The compiled bound for one state (the tests hold it to ``CampaignSearch._upper_bound``)."""
+    variant = level.variant
+    tb = _Tables(level)
+    f_lo, f_hi = split(filled)
+    s_lo, s_hi = split(level.board.stones)
+    width = tb.tray_piece.shape[1]
+    caps_row = np.zeros(len(level.trays) * width + 1, np.int64)
+    for t in range(len(level.trays)):
+        for j in range(int(tb.tray_len[t])):
+            caps_row[t * width + j] = tb.piece_cap[tb.tray_piece[t, j]]
+    n = level.piece_count + 1
+    return int(_bound(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), points, run,
+                      int(turn_cleared), int(prev_turn_cleared), tray_index, left_mask, placed, full_scan,
+                      level.limit, tb.tray_len, tb.tray_piece, tb.piece_size, caps_row, tb.fam_zone,
+                      tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
+                      bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus,
+                      level.tokens * variant.token_bonus, np.zeros(n, np.int64), np.zeros(n, np.int64),
+                      np.zeros(16, np.int64)))

@@ -127,3 +127,42 @@ def test_hint_line_kept_when_nothing_beats_it():
         again = solve_level(level, time_limit=60, hint=best.best_line)
         assert again.best_score == best.best_score
         assert play_solution(level, again.best_line, ignore_score=True).score == best.best_score
+
+
+def test_compiled_bound_is_the_reference_bound():
+    """The compiled bound mirrors ``CampaignSearch._upper_bound`` on random states."""
+    from solver.campaign import State
+    from solver.campaign_jit import upper_bound
+
+    compared = 0
+    for seed in SEEDS:
+        level = random_level(seed)
+        rng = random.Random(f"bound-{seed}")
+        search = CampaignSearch(level)
+        search.start_bound()  # sets up the search's view of the start board
+        stones = level.board.stones
+        trays = [tuple(sorted(t)) for t in level.trays]
+        for _ in range(4):
+            t_idx = rng.randrange(len(trays))
+            slots = range(len(trays[t_idx]))
+            left = rng.randrange(1, 1 << len(slots))
+            tray = tuple(trays[t_idx][j] for j in slots if left >> j & 1)
+            placed = sum(len(t) for t in trays[:t_idx]) + len(slots) - len(tray)
+            if placed >= level.limit:
+                continue
+            density = rng.random()
+            filled = sum(1 << c for c in range(100) if rng.random() < density and not stones >> c & 1)
+            if rng.random() < 0.3:
+                filled = level.board.filled
+            run = rng.randrange(placed + 1)  # clearing placements in a row so far
+            run = min(run, 1) if level.variant.name == "halloween" else (
+                0 if level.variant.name == "arabic" else run)
+            tc, prev = rng.random() < 0.5, rng.random() < 0.5
+            points = rng.randrange(200)
+            state = State(filled, 0, t_idx, tray, run, tc, prev, level.tokens, 0, placed)
+            expected = search._upper_bound(state, points)
+            full_scan = search._full_scan and placed == 0
+            assert upper_bound(level, filled, points, run, tc, prev, t_idx, left, placed, full_scan) == expected, \
+                f"seed {seed}"
+            compared += 1
+    assert compared > 800
