@@ -443,6 +443,6 @@ def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 10**12
     can be spent run the compiled twin of ``CampaignSearch`` (``solver.campaign_jit``)
     unless ``compiled`` is False."""
     search = CampaignSearch(level, time_limit, node_limit)
-    if compiled and not (level.tokens and level.variant.token_kinds):
+    if compiled and not (level.tokens and level.variant.token_kinds) and len(level.trays) < 1 << 16:
         return search.run_compiled(target, hint)
     return search.run(target, hint)

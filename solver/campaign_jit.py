@@ -309,8 +309,9 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             if best > -(1 << 60) and ub <= best:
                 depth -= 1
                 continue
-            meta = np.uint64(t_idx | (left << 8) | (Run[depth] << 16) | (TC[depth] << 40)
-                             | (Prev[depth] << 41)) + np.uint64(1)
+            # tray index < 2^16 (checked by the caller), tray slots < 2^8, run < 2^26
+            meta = np.uint64(t_idx | (left << 16) | (Run[depth] << 24) | (TC[depth] << 50)
+                             | (Prev[depth] << 51)) + np.uint64(1)
             h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
             pruned = False
             slot_h = -1
