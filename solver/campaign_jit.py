@@ -8,8 +8,10 @@ table where a state reached again with no more points is pruned; the
 placements that complete a zone searched first. Differences are only in
 bookkeeping: the last placement of a line is scored inline instead of as
 a node (one spot that clears nothing stands for all such spots of a
-piece, as in the reference), and the transposition table is a fixed-size hash table that
-forgets old entries when full (forgetting only prunes less).
+piece, as in the reference), and the transposition table is a hash table
+that doubles up to 2^21 entries and then overwrites old ones (forgetting
+only prunes less). Node counts therefore differ from the reference's;
+answers do not.
 
 Levels with tokens to spend (Arabic ink, Sudoku clear-space) go to the
 reference search, which handles every token move.
