@@ -28,6 +28,7 @@ import numpy as np
 from .bounds import _families, zones_per_piece
 from .engine import has_complete_zone
 from .enumerate_jit import split, zone_tables
+from .evaluate_jit import _pop64
 from .level import Level
 from .moves import Placement
 from .pieces import get_piece, placements
@@ -47,14 +48,6 @@ def run_key_cap(variant) -> int:
 
 
 @nb.njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@nb.njit(cache=True, inline="always")
 def _hash(a, b, c, d, e, mask):
     h = a * np.uint64(0x9E3779B97F4A7C15)
     h ^= (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xC2B2AE3D27D4EB4F)
@@ -67,12 +60,11 @@ def _hash(a, b, c, d, e, mask):
 
 @nb.njit(cache=True)
 def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, placed, full_scan,
-           limit, tray_len, tray_piece, piece_size, caps_row, fam_zone, fam_count, fam_refill,
+           limit, tray_len, tray_piece, piece_size, tray_cap, fam_zone, fam_count, fam_refill,
            zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, bonus_const,
            sizes_buf, caps_buf, costs_buf):
     """``CampaignSearch._upper_bound`` for a state without tokens (see solver/bounds.py)."""
     n_trays = tray_len.shape[0]
-    width = tray_piece.shape[1]
     n_zones = pts.shape[0] - 1  # one placement completes at most every zone
     n = 0
     trays_ending = 0
@@ -82,14 +74,14 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
             if left_mask >> j & 1:
                 g = tray_piece[t_idx, j]
                 sizes_buf[n] = piece_size[g]
-                caps_buf[n] = caps_row[t_idx * width + j]
+                caps_buf[n] = tray_cap[t_idx, j]
                 n += 1
     for t in range(t_idx + 1, n_trays):
         trays_ending += 1
         for j in range(tray_len[t]):
             g = tray_piece[t, j]
             sizes_buf[n] = piece_size[g]
-            caps_buf[n] = caps_row[t * width + j]
+            caps_buf[n] = tray_cap[t, j]
             n += 1
     # largest first (insertion sort; at most a few dozen pieces)
     for a in range(1, n):
@@ -119,7 +111,7 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
             m = fam_count[fam]
             for a in range(m):
                 z = fam_zone[fam, a]
-                c = _popcount(zone_lo[z] & ~occ_lo) + _popcount(zone_hi[z] & ~occ_hi)
+                c = _pop64(zone_lo[z] & ~occ_lo) + _pop64(zone_hi[z] & ~occ_hi)
                 b = a - 1
                 while b >= 0 and costs_buf[b] > c:
                     costs_buf[b + 1] = costs_buf[b]
@@ -163,17 +155,21 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
 
 
 @nb.njit(cache=True)
-def _settle(a_lo, a_hi, st_lo, st_hi, touch_row, full_scan, zone_lo, zone_hi, zone_region):
-    """Clear the complete zones after a placement: (lo, hi, lines, regions)."""
+def _settle(a_lo, a_hi, st_lo, st_hi, touch, g, k, full_scan, zone_lo, zone_hi, zone_region):
+    """Clear the complete zones after placing spot ``k`` of piece ``g``: (lo, hi, lines, regions).
+
+    The same rule as ``engine.settle``; ``enumerate_jit._kernel`` keeps its own inline copy,
+    which measured twice as fast in that hot loop as calling a shared function.
+    """
     o_lo = a_lo | st_lo
     o_hi = a_hi | st_hi
     c_lo = np.uint64(0)
     c_hi = np.uint64(0)
     lines = 0
     regions = 0
-    n = zone_lo.shape[0] if full_scan else touch_row.shape[0]
+    n = zone_lo.shape[0] if full_scan else touch.shape[2]
     for t in range(n):
-        z = t if full_scan else touch_row[t]
+        z = t if full_scan else touch[g, k, t]
         if z < 0:
             break
         z_lo = zone_lo[z]
@@ -217,7 +213,7 @@ def _grow(tt_a, tt_b, tt_c, tt_d, tt_e, tt_v):
 
 @nb.njit(cache=True)
 def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pumpkins, need_all,
-            tray_len, tray_piece, tray_group, piece_size, piece_cap, spot_lo, spot_hi, spot_touch,
+            tray_len, tray_piece, tray_group, piece_size, tray_cap, spot_lo, spot_hi, spot_touch,
             spot_count, fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region,
             has_regions, pts, cell_points, flow_bonus, run_cap, bonus_const, best0, target, node_limit,
             deadline, tt_bits):
@@ -249,11 +245,6 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     sizes_buf = np.zeros(total_pieces + 1, np.int64)
     caps_buf = np.zeros(total_pieces + 1, np.int64)
     costs_buf = np.zeros(16, np.int64)
-    width = tray_piece.shape[1]
-    caps_row = np.zeros(n_trays * width + 1, np.int64)
-    for t in range(n_trays):
-        for j in range(tray_len[t]):
-            caps_row[t * width + j] = piece_cap[tray_piece[t, j]]
     tt_size = 1 << 14  # grows by doubling up to 1 << tt_bits
     tt_mask = np.uint64(tt_size - 1)
     tt_used = 0
@@ -305,7 +296,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 continue
             full_scan = full_scan0 and placed == 0
             ub = _bound(f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx,
-                        left, placed, full_scan, limit, tray_len, tray_piece, piece_size, caps_row,
+                        left, placed, full_scan, limit, tray_len, tray_piece, piece_size, tray_cap,
                         fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region, has_regions,
                         pts, cell_points, flow_bonus, bonus_const, sizes_buf, caps_buf, costs_buf)
             if best > -(1 << 60) and ub <= best:
@@ -381,7 +372,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             m_hi = spot_hi[g, k]
             if (m_lo & occ_lo) != 0 or (m_hi & occ_hi) != 0:
                 continue
-            a_lo, a_hi, lines, regions = _settle(f_lo | m_lo, f_hi | m_hi, st_lo, st_hi, spot_touch[g, k],
+            a_lo, a_hi, lines, regions = _settle(f_lo | m_lo, f_hi | m_hi, st_lo, st_hi, spot_touch, g, k,
                                                  full_scan, zone_lo, zone_hi, zone_region)
             cleared = lines + regions > 0
             if (stage == 1) != cleared:
@@ -457,12 +448,13 @@ class _Tables:
         self.tray_len = np.array([len(t) for t in trays], np.int64)
         self.tray_piece = np.zeros((max(n_trays, 1), max(width, 1)), np.int64)
         self.tray_group = np.zeros((max(n_trays, 1), max(width, 1)), np.int64)
+        self.tray_cap = np.zeros((max(n_trays, 1), max(width, 1)), np.int64)  # zones_per_piece
         for t, tray in enumerate(trays):
             for j, p in enumerate(tray):
                 self.tray_piece[t, j] = index[p]
                 self.tray_group[t, j] = sum(1 << q for q in range(len(tray)) if tray[q] == p)
+                self.tray_cap[t, j] = zones_per_piece(variant, p)
         self.piece_size = np.array([get_piece(p).size for p in ids] or [0], np.int64)
-        self.piece_cap = np.array([zones_per_piece(variant, p) for p in ids] or [0], np.int64)
         zones = variant.zones
         zone_id = {z: i for i, z in enumerate(zones)}
         spot_w = max((len(placements(p)) for p in ids), default=1)
@@ -514,7 +506,7 @@ def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
         np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
         has_complete_zone(variant, board.filled, board.stones), level.limit, need_pumpkins, need_all,
         tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
-        tb.piece_size, tb.piece_cap, tb.spot_lo, tb.spot_hi, tb.spot_touch, tb.spot_count,
+        tb.piece_size, tb.tray_cap, tb.spot_lo, tb.spot_hi, tb.spot_touch, tb.spot_count,
         tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
         bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
         level.tokens * variant.token_bonus, none if best0 is None else best0,
@@ -539,15 +531,10 @@ def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: 
     tb = _Tables(level)
     f_lo, f_hi = split(filled)
     s_lo, s_hi = split(level.board.stones)
-    width = tb.tray_piece.shape[1]
-    caps_row = np.zeros(len(level.trays) * width + 1, np.int64)
-    for t in range(len(level.trays)):
-        for j in range(int(tb.tray_len[t])):
-            caps_row[t * width + j] = tb.piece_cap[tb.tray_piece[t, j]]
     n = level.piece_count + 1
     return int(_bound(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), points, run,
                       int(turn_cleared), int(prev_turn_cleared), tray_index, left_mask, placed, full_scan,
-                      level.limit, tb.tray_len, tb.tray_piece, tb.piece_size, caps_row, tb.fam_zone,
+                      level.limit, tb.tray_len, tb.tray_piece, tb.piece_size, tb.tray_cap, tb.fam_zone,
                       tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
                       bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus,
                       level.tokens * variant.token_bonus, np.zeros(n, np.int64), np.zeros(n, np.int64),

@@ -25,6 +25,8 @@ from solver.moves import Placement, TokenUse
 from solver.pieces import placements
 from solver.variants import find_variant
 
+from random_boards import dress
+
 VARIANTS = ("halloween", "arabic", "sudoku")
 MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
 AGREEMENT_SEEDS = range(90)
@@ -37,18 +39,7 @@ def random_level(seed: int, density: tuple[float, float] = (0.5, 0.85), max_piec
     name = VARIANTS[seed % 3]
     variant = find_variant(name)
     grid = [["#" if rng.random() < rng.uniform(*density) else "." for _ in range(10)] for _ in range(10)]
-    for _ in range(rng.randrange(1, 4)):
-        zone = rng.choice(variant.zones)
-        cells = [c for c in range(100) if zone >> c & 1]
-        gaps = set(rng.sample(cells, rng.choice((0, 1, 1, 2, 2, 3))))
-        for c in cells:
-            grid[c // 10][c % 10] = "." if c in gaps else "#"
-    for _ in range(rng.choice((0, 0, 1, 2, 3))):
-        grid[rng.randrange(10)][rng.randrange(10)] = "S"
-    tiles = [(r, c) for r in range(10) for c in range(10) if grid[r][c] == "#"]
-    n_pumpkins = rng.choice((0, 0, 1, 2, 3))
-    for r, c in rng.sample(tiles, min(n_pumpkins, len(tiles))):
-        grid[r][c] = "P"
+    n_pumpkins = dress(rng, variant, grid, zones=(1, 4), stones=(0, 0, 1, 2, 3), pumpkins=(0, 0, 1, 2, 3))
     deals = RandomDeals(variant, seed)
     pieces = rng.randint(1, max_pieces)
     sizes = [min(3, pieces)] if rng.random() < 0.5 or pieces < 2 else [min(3, pieces - 1), 1]

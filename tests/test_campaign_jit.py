@@ -18,6 +18,8 @@ from solver.deals import RandomDeals
 from solver.level import parse_level, play_solution
 from solver.variants import find_variant
 
+from random_boards import dress
+
 VARIANTS = ("halloween", "arabic", "sudoku")
 MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
 SEEDS = range(300)
@@ -29,18 +31,7 @@ def random_level(seed: int):
     variant = find_variant(name)
     density = rng.uniform(0.3, 0.8)
     grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
-    for _ in range(rng.randrange(0, 4)):  # nearly complete zones (a complete one now and then)
-        zone = rng.choice(variant.zones)
-        cells = [c for c in range(100) if zone >> c & 1]
-        gaps = set(rng.sample(cells, rng.choice((0, 1, 1, 2, 2, 3))))
-        for c in cells:
-            grid[c // 10][c % 10] = "." if c in gaps else "#"
-    for _ in range(rng.choice((0, 1, 2, 4))):
-        grid[rng.randrange(10)][rng.randrange(10)] = "S"
-    tiles = [(r, c) for r in range(10) for c in range(10) if grid[r][c] == "#"]
-    n_pumpkins = rng.choice((0, 0, 1, 2, 3))
-    for r, c in rng.sample(tiles, min(n_pumpkins, len(tiles))):
-        grid[r][c] = "P"
+    n_pumpkins = dress(rng, variant, grid, zones=(0, 4), stones=(0, 1, 2, 4), pumpkins=(0, 0, 1, 2, 3))
     deals = RandomDeals(variant, seed)
     shapes = [[1], [2], [3], [1, 1], [2, 2], [3, 1], [2, 2, 1], [1, 2, 2], [3, 2], [2, 3]]
     if name == "sudoku":  # five pieces with regions take the reference too long

@@ -1,0 +1,24 @@
+"""Seeded test boards for the level searches: nearly complete zones, stones, pumpkins."""
+
+from __future__ import annotations
+
+import random
+
+
+def dress(rng: random.Random, variant, grid: list[list[str]], zones: tuple[int, int],
+          stones: tuple[int, ...], pumpkins: tuple[int, ...]) -> int:
+    """Mark ``rng.randrange(*zones)`` zones nearly complete (0-3 gaps), drop a count of stones
+    drawn from ``stones`` and of pumpkins drawn from ``pumpkins``; returns the pumpkin count."""
+    for _ in range(rng.randrange(*zones)):
+        zone = rng.choice(variant.zones)
+        cells = [c for c in range(100) if zone >> c & 1]
+        gaps = set(rng.sample(cells, rng.choice((0, 1, 1, 2, 2, 3))))
+        for c in cells:
+            grid[c // 10][c % 10] = "." if c in gaps else "#"
+    for _ in range(rng.choice(stones)):
+        grid[rng.randrange(10)][rng.randrange(10)] = "S"
+    tiles = [(r, c) for r in range(10) for c in range(10) if grid[r][c] == "#"]
+    n_pumpkins = rng.choice(pumpkins)
+    for r, c in rng.sample(tiles, min(n_pumpkins, len(tiles))):
+        grid[r][c] = "P"
+    return n_pumpkins
