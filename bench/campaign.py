@@ -62,7 +62,7 @@ def main() -> None:
             level = make_level(trays, rng)
             if level is not None:
                 levels.append(level)
-        decide, prove, proven = [], [], 0
+        decide, prove, proven, nodes = [], [], 0, 0
         for level in levels:
             t0 = time.perf_counter()
             solve_level(level, time_limit=args.time_limit, target=level.score_goal)
@@ -71,8 +71,10 @@ def main() -> None:
             answer = solve_level(level, time_limit=args.time_limit)
             prove.append(time.perf_counter() - t0)
             proven += answer.complete
+            nodes += answer.nodes
         print(summary(f"{trays} trays: decide solvable", decide))
-        print(summary(f"{trays} trays: prove best", prove) + f"  proven {proven}/{len(levels)}")
+        print(summary(f"{trays} trays: prove best", prove) + f"  proven {proven}/{len(levels)}"
+              f"  {nodes / sum(prove) / 1e6:.2f} M nodes/s")
 
 
 if __name__ == "__main__":

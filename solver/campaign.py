@@ -84,6 +84,8 @@ class CampaignSearch:
     _best: int | None = None
     _best_line: list[Move] = field(default_factory=list)
     _seen: dict = field(default_factory=dict)
+    # a solver.campaign_jit.CompiledSearch that takes the subtrees where no token is worth spending
+    _compiled: object = None
 
     def __post_init__(self) -> None:
         level = self.level
@@ -229,6 +231,11 @@ class CampaignSearch:
         if seen is not None and seen >= points:
             return
         self._seen[s] = points
+        if self._compiled is not None and (s.tokens == 0 or not self._spend_can_pay(bound, 1)):
+            left = self._compiled.left_mask(s.tray_index, s.tray)
+            if left is not None:  # None: a redeal put reserve pieces in the tray
+                self._hand_off(s, points, line, left)
+                return
         occupied = s.filled | self.stones
         last_tray = s.tray_index == len(self.trays) - 1
         first_with_full_zone = self._full_scan and s.placed == 0
@@ -254,6 +261,33 @@ class CampaignSearch:
             self._token_placements(s, points, line, bound)
         if self.kinds & {"reroll", "refresh", "swap"} and s.reserve_index < len(self.reserve):
             self._redeal(s, points, line)
+
+    def with_compiled_subtrees(self) -> "CampaignSearch":
+        """Hand every subtree where no token is worth spending to the compiled search.
+
+        Below a state whose bound minus one token's bonus cannot beat the best, no line
+        that spends a token can (``_spend_can_pay``), so the subtree is a token-free search
+        with the unspent tokens' bonus as a constant: exactly what ``campaign_jit`` runs.
+        """
+        from .campaign_jit import CompiledSearch
+
+        if len(self.trays) < 1 << 16:
+            self._compiled = CompiledSearch(self.level)
+        return self
+
+    def _hand_off(self, s: State, points: int, line: list[Move], left: int) -> None:
+        from .campaign_jit import STATUS_BUDGET, STATUS_FOUND
+
+        status, best, nodes, sub = self._compiled.run(
+            s.filled, s.pumpkins, s.tray_index, left, s.run, s.turn_cleared, s.prev_turn_cleared, points,
+            s.placed, s.tokens, self._deadline, self.node_limit - self.nodes, self._best, self._target)
+        self.nodes += nodes
+        if sub is not None:
+            self._best, self._best_line = best, line + sub
+        if status == STATUS_FOUND:
+            raise _Found
+        if status == STATUS_BUDGET:
+            raise _Budget
 
     def _spend_can_pay(self, bound: int, cost: int) -> bool:
         """Whether spending ``cost`` tokens here could still beat the best.
@@ -440,9 +474,12 @@ def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 10**12
                 compiled: bool = True) -> CampaignAnswer:
     """The level's answer within ``time_limit`` seconds (and ``node_limit`` nodes, which the
     generator sets for answers that do not depend on the machine). Levels where no token
-    can be spent run the compiled twin of ``CampaignSearch`` (``solver.campaign_jit``)
-    unless ``compiled`` is False."""
+    can be spent run the compiled twin of ``CampaignSearch`` (``solver.campaign_jit``);
+    levels with tokens run ``CampaignSearch`` handing it every subtree where no token is
+    worth spending. ``compiled=False`` runs the readable reference alone."""
     search = CampaignSearch(level, time_limit, node_limit)
     if compiled and not (level.tokens and level.variant.token_kinds) and len(level.trays) < 1 << 16:
         return search.run_compiled(target, hint)
+    if compiled:
+        search.with_compiled_subtrees()
     return search.run(target, hint)

@@ -255,8 +255,13 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, spot_lo, spot_hi, spot_touch,
             spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region,
             has_regions, pts, cell_points, flow_bonus, run_cap, bonus_const, best0, target, node_limit,
-            deadline, tt_bits):
-    """Returns (status, best, nodes, best path codes piece * 1024 + spot, path length)."""
+            deadline, tt_bits, start, tt, tt_used):
+    """Search from the state ``start`` = (tray index, unplaced slots, run, turn cleared, previous
+    turn cleared, points, placed) on the board (f0, p0); ``tt`` and ``tt_used`` carry the
+    transposition table between calls (its values are points plus ``bonus_const``).
+
+    Returns (status, best, nodes, best path codes piece * 1024 + spot, path length, tt, tt_used).
+    """
     n_trays = tray_len.shape[0]
     total_pieces = 0
     for t in range(n_trays):
@@ -291,18 +296,21 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     best_len = -1
     best = best0
     costs_buf = np.zeros(16, np.int64)
-    tt_size = 1 << 14  # grows by doubling up to 1 << tt_bits
+    tt_size = tt.shape[0]  # grows by doubling up to 1 << tt_bits
     tt_mask = np.uint64(tt_size - 1)
-    tt_used = 0
-    # one cache line per entry: filled lo, hi, pumpkins lo, hi, meta + 1 (0 = empty), points
-    tt = np.zeros((tt_size, _TT_WORDS), np.uint64)
     nodes = 0
     status = 0
     F_lo[0] = f0_lo
     F_hi[0] = f0_hi
     P_lo[0] = p0_lo
     P_hi[0] = p0_hi
-    Left[0] = (1 << tray_len[0]) - 1 if n_trays > 0 else 0
+    T_idx[0] = start[0]
+    Left[0] = start[1]
+    Run[0] = start[2]
+    TC[0] = start[3]
+    Prev[0] = start[4]
+    Pts[0] = start[5]
+    Placed[0] = start[6]
     depth = 0
     while depth >= 0:
         t_idx = T_idx[depth]
@@ -358,7 +366,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     break
                 if (e == meta and tt[h, 0] == f_lo and tt[h, 1] == f_hi and tt[h, 2] == P_lo[depth]
                         and tt[h, 3] == P_hi[depth]):
-                    if np.int64(tt[h, 5]) >= points:
+                    if np.int64(tt[h, 5]) >= points + bonus_const:
                         pruned = True
                     slot_h = h
                     break
@@ -375,7 +383,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             tt[slot_h, 2] = P_lo[depth]
             tt[slot_h, 3] = P_hi[depth]
             tt[slot_h, 4] = meta
-            tt[slot_h, 5] = np.uint64(points)
+            tt[slot_h, 5] = np.uint64(points + bonus_const)
             if 2 * tt_used > tt_size and tt_size < (1 << tt_bits):
                 tt = _grow(tt)
                 tt_size = tt.shape[0]
@@ -501,7 +509,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             break
         if not pushed:
             depth -= 1
-    return status, best, nodes, best_path, best_len
+    return status, best, nodes, best_path, best_len, tt, tt_used
 
 
 class _Tables:
@@ -605,43 +613,87 @@ class _Tables:
                 self.rem_caps[t, left, :len(caps)] = caps
 
 
+class CompiledSearch:
+    """One level's compiled search: its tables and a transposition table kept between calls, so
+    the reference search can hand it the token-free subtrees of a level with tokens."""
+
+    def __init__(self, level: Level) -> None:
+        variant = level.variant
+        self.level = level
+        self.tables = _Tables(level)
+        self.trays = [tuple(sorted(t)) for t in level.trays]
+        self.stones = split(level.board.stones)
+        self.full_scan = has_complete_zone(variant, level.board.filled, level.board.stones)
+        self.need_pumpkins = any(g.get("pumpkins") for g in level.goals)
+        self.need_all = any(g.get("place_all") for g in level.goals)
+        self.tt = np.zeros((1 << 14, _TT_WORDS), np.uint64)
+        self.tt_used = 0
+
+    def left_mask(self, tray_index: int, pieces: tuple[str, ...]) -> int | None:
+        """The unplaced slots of tray ``tray_index`` holding ``pieces`` (of a repeated piece, the
+        last slots, as this search leaves them); None if the pieces are not all that tray's."""
+        if tray_index >= len(self.trays):
+            return 0 if not pieces else None
+        tray = self.trays[tray_index]
+        mask = 0
+        for piece in set(pieces):
+            slots = [j for j, p in enumerate(tray) if p == piece]
+            need = pieces.count(piece)
+            if need > len(slots):
+                return None
+            for j in slots[len(slots) - need:]:
+                mask |= 1 << j
+        return mask
+
+    def run(self, filled: int, pumpkins: int, tray_index: int, left: int, run: int, turn_cleared: bool,
+            prev_turn_cleared: bool, points: int, placed: int, tokens: int, deadline: float,
+            node_limit: int, best0: int | None, target: int | None
+            ) -> tuple[int, int | None, int, list[Placement] | None]:
+        """Search from one state, no token spent: (status, best final score or None, nodes, the
+        best line from that state or None when nothing beat ``best0``)."""
+        level, tb = self.level, self.tables
+        variant = level.variant
+        f_lo, f_hi = split(filled)
+        p_lo, p_hi = split(pumpkins)
+        s_lo, s_hi = self.stones
+        none = -(1 << 62)
+        start = np.array([tray_index, left, run, int(turn_cleared), int(prev_turn_cleared), points, placed],
+                         np.int64)
+        status, best, nodes, path, length, self.tt, self.tt_used = _search(
+            np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
+            self.full_scan, level.limit, self.need_pumpkins, self.need_all,
+            tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
+            tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.spot_lo, tb.spot_hi, tb.spot_touch,
+            tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
+            tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
+            bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
+            tokens * variant.token_bonus, none if best0 is None else best0,
+            (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
+            start, self.tt, self.tt_used,
+        )
+        line = None
+        if length >= 0:
+            line = []
+            for code in path[:length]:
+                g, k = divmod(int(code), 1024)
+                spot = placements(tb.ids[g])[k]
+                line.append(Placement(spot.piece, spot.row, spot.col))
+        found = None if best == none else int(best)
+        return int(status), found, int(nodes), line
+
+
 def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
            target: int | None) -> tuple[int, int | None, int, list[Placement] | None]:
-    """Run the compiled search: (status, best final score or None, nodes, best line or None).
+    """Run the compiled search on a level where no token can be spent: (status, best final
+    score or None, nodes, best line or None).
 
     The best line is None when nothing beat ``best0`` (the caller's hint holds it).
     """
-    variant = level.variant
-    tb = _Tables(level)
     board = level.board
-    f_lo, f_hi = split(board.filled)
-    p_lo, p_hi = split(board.pumpkins)
-    s_lo, s_hi = split(board.stones)
-    need_pumpkins = any(g.get("pumpkins") for g in level.goals)
-    need_all = any(g.get("place_all") for g in level.goals)
-    none = -(1 << 62)
     deadline = time.perf_counter() + time_limit if math.isfinite(time_limit) else 1e300
-    status, best, nodes, path, length = _search(
-        np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
-        has_complete_zone(variant, board.filled, board.stones), level.limit, need_pumpkins, need_all,
-        tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
-        tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.spot_lo, tb.spot_hi, tb.spot_touch,
-        tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
-        tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
-        bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
-        level.tokens * variant.token_bonus, none if best0 is None else best0,
-        (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
-    )
-    line = None
-    if length >= 0:
-        line = []
-        for code in path[:length]:
-            g, k = divmod(int(code), 1024)
-            spot = placements(tb.ids[g])[k]
-            line.append(Placement(spot.piece, spot.row, spot.col))
-    found = None if best == none else int(best)
-    return int(status), found, int(nodes), line
-
+    left = (1 << len(level.trays[0])) - 1 if level.trays else 0
+    return CompiledSearch(level).run(board.filled, board.pumpkins, 0, left, 0, False, False, 0, 0,
+                                     level.tokens, deadline, node_limit, best0, target)
 
 
 def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: bool, prev_turn_cleared: bool,

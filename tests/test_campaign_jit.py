@@ -208,3 +208,61 @@ def test_bitboard_move_generator_matches_the_rules_engine():
             checked += 1
             clearing += want_clear != 0
     assert checked > 1000 and clearing > 100  # the boards exercise both kinds of spot
+
+
+TOKEN_SEEDS = range(120)
+
+
+def random_token_level(seed: int):
+    """Arabic or Sudoku levels with 1-3 tokens to spend, sometimes a reserve to redeal from."""
+    rng = random.Random(f"jit-tokens-{seed}")
+    name = ("arabic", "sudoku")[seed % 2]
+    variant = find_variant(name)
+    density = rng.uniform(0.4, 0.85)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    n_pumpkins = dress(rng, variant, grid, zones=(0, 4), stones=(0, 2, 4), pumpkins=(0, 0, 1, 2))
+    deals = RandomDeals(variant, 1000 + seed)
+    sizes = rng.choice([[1], [2], [1, 1], [2, 1], [1, 2], [3]])
+    trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
+    pieces = sum(sizes)
+    tokens = rng.choice((1, 2, 3)) if pieces < 3 else 1  # more tokens on three pieces: minutes
+    goals: list[dict] = []
+    if n_pumpkins and rng.random() < 0.6:
+        goals.append({"pumpkins": True})
+    if rng.random() < 0.25:
+        goals.append({"place_all": True})
+    goals.append({"score": rng.choice((1, 20, 60, 150))})
+    data = {
+        "format": "tenfold.level/1", "id": f"t{seed}", "variant": name, "mode": MODES[name],
+        "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
+        "limit": rng.randint(max(1, pieces - 1), pieces), "tokens": tokens,
+    }
+    if rng.random() < 0.3:
+        data["reserve"] = [deals.next_piece() for _ in range(3)]
+    return parse_level(data)
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_token_levels_hand_token_free_subtrees_to_the_compiled_search(chunk):
+    """Levels with tokens: the reference with compiled subtrees against the pure reference."""
+    checked = solvable = handed = 0
+    for seed in TOKEN_SEEDS[chunk::4]:
+        level = random_token_level(seed)
+        slow = solve_level(level, time_limit=120, compiled=False)
+        assert slow.complete, f"seed {seed}: the reference did not finish"
+        search = CampaignSearch(level, time_limit=120, node_limit=10**12).with_compiled_subtrees()
+        fast = search.run()
+        assert (fast.solvable, fast.best_score, fast.proof) == (slow.solvable, slow.best_score, slow.proof), \
+            f"seed {seed}"
+        if fast.best_line is not None:
+            replay = play_solution(level, fast.best_line, ignore_score=True)
+            assert replay.ok, f"seed {seed}: {replay.error}"
+            assert replay.score == fast.best_score, f"seed {seed}"
+        if fast.solution is not None:
+            assert play_solution(level, fast.solution).ok, f"seed {seed}"
+        checked += 1
+        solvable += fast.solvable
+        handed += fast.nodes != slow.nodes
+    assert checked == len(TOKEN_SEEDS[chunk::4])
+    assert 0 < solvable < checked  # both kinds of answer occur
+    assert handed > checked // 2  # most searches did hand subtrees over
