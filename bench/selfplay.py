@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/selfplay.py [--games 20] [--cap 2000] [--policy expert]
         [--time-limit 0.3] [--seed 2026] [--only halloween,sultan] [--json out.json]
-        [--fixed-rounds] [--weights '{"hard_blocked": -40}']
+        [--fixed-rounds] [--weights '{"hard_blocked": -40}'] [--expert '{"samples": 32}']
 
 Configurations: halloween (endless), arabic (standard), sudoku (classic) and
 sultan (arabic, Sultan's Labyrinth: 3 tokens and 4 stones on seeded cells).
@@ -10,7 +10,8 @@ Game ``g`` of a configuration deals from seed ``seed + g``. Reports trays
 survived (median, min, how many reached the cap), final score (median) and
 milliseconds per tray (median and p99 over every tray played).
 ``--time-limit 0`` plays the 1-ply expert (no lookahead: the tuner's
-policy); ``--weights`` overrides evaluation weights for a probe.
+policy); ``--weights`` overrides evaluation weights for a probe, ``--expert``
+passes ``ExpertPolicy`` options (e.g. ``death``, ``samples``) for a probe.
 """
 
 from __future__ import annotations
@@ -40,16 +41,18 @@ CONFIGS = {  # name -> (variant, mode)
 
 
 def make_policy(name: str, time_limit: float, seed: int, fixed_rounds: bool = False,
-                weights: dict | None = None):
+                weights: dict | None = None, options: dict | None = None):
     if name == "expert":
         from solver.expert import ExpertPolicy
 
-        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=not fixed_rounds, weights=weights)
+        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=not fixed_rounds, weights=weights,
+                            **(options or {}))
     return POLICIES[name]
 
 
 def run_config(config: str, games: int, cap: int, policy: str, time_limit: float, seed: int,
-               progress: bool = True, fixed_rounds: bool = False, overrides: dict | None = None) -> dict:
+               progress: bool = True, fixed_rounds: bool = False, overrides: dict | None = None,
+               options: dict | None = None) -> dict:
     variant_name, mode_name = CONFIGS[config]
     variant = find_variant(variant_name)
     weights = None
@@ -69,7 +72,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
             tray_ms.append(1000 * (now - last[0]))
             last[0] = now
 
-        result = play_game(game, make_policy(policy, time_limit, game_seed, fixed_rounds, weights), cap,
+        result = play_game(game, make_policy(policy, time_limit, game_seed, fixed_rounds, weights, options), cap,
                            on_tray=on_tray)
         trays.append(result.trays)
         scores.append(result.score)
@@ -83,7 +86,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
         "reached_cap": sum(t >= cap for t in trays), "score_median": statistics.median(scores),
         "ms_per_tray_median": round(statistics.median(ms), 2),
         "ms_per_tray_p99": round(ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))], 2),
-        "trays": trays, "weights_override": overrides or {},
+        "trays": trays, "weights_override": overrides or {}, "expert_options": options or {},
     }
 
 
@@ -103,14 +106,17 @@ def main() -> None:
     parser.add_argument("--weights", default="",
                         help='JSON object of evaluation weights that replace those in solver/weights.json, '
                              'e.g. \'{"hard_blocked": -40}\' (probes before a weight is checked in)')
+    parser.add_argument("--expert", default="",
+                        help='JSON object of ExpertPolicy options for a probe, e.g. \'{"death": -10000}\'')
     args = parser.parse_args()
     overrides = json.loads(args.weights) if args.weights else None
+    options = json.loads(args.expert) if args.expert else None
     print(f"self-play  policy={args.policy}  time-limit={args.time_limit}s  games={args.games}  "
           f"cap={args.cap}  seed={args.seed}  machine: {machine()}")
     results = []
     for config in args.only.split(","):
         r = run_config(config, args.games, args.cap, args.policy, args.time_limit, args.seed,
-                       fixed_rounds=args.fixed_rounds, overrides=overrides)
+                       fixed_rounds=args.fixed_rounds, overrides=overrides, options=options)
         results.append(r)
         print(f"{config:<10} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "
               f"at cap {r['reached_cap']}/{r['games']}  score median {r['score_median']:9.0f}  "

@@ -3,13 +3,29 @@
 For the tray in hand every end state is enumerated (``solver.enumerate``)
 and valued as ``points * w_points + evaluation(board)``
 (``solver.evaluate``). The best few candidates then get a lookahead: the
-same sampled next trays (drawn from the variant's supply with an RNG seeded
-from the policy seed and the position, so a decision depends only on them)
-are solved for each candidate, and a candidate is worth its points plus
-the mean of the best next-tray value (a tray that cannot be placed costs
-``death``). Sampling is anytime: whole rounds (one sampled tray for every
-candidate) run until ``samples`` rounds or the time budget is used up, and
-only complete rounds count.
+same sampled next trays (drawn with an RNG seeded from the policy seed and
+the position, so a decision depends only on them) are solved for each
+candidate, and a candidate is worth its points plus an estimate of the
+expected best next-tray value over the variant's supply (a tray that cannot
+be placed costs ``death``). The estimate is stratified
+(``solver.lookahead``): trays are split by how many bulky pieces (3x3, X5)
+they hold, the rare strata with two or three of them, where the game-ending
+trays are, get a floor of the rounds, and the stratum means are combined
+with their exact probabilities, so the estimate stays unbiased while the
+trays that end games are seen in every lookahead (``stratified=False``:
+plain draws from the supply, their mean). A next-tray end state is valued
+like a root one plus, with ``leaf_hazard``, ``death`` times the exact
+chance that the tray after it deals a hard piece (3x3, 1x5, 5x1, an L5)
+that has no spot on that board (``lookahead.blocked_hazard``): a second
+step of danger at the price of a few array operations, where the feature
+weight ``hard_blocked`` alone (-40) is far below a likely death (a blocked
+3x3 ends about one tray in eight, 0.12 x 3000). Sampling is anytime:
+whole rounds (one sampled tray for every candidate) run until ``samples``
+rounds or the time budget is used up, and only complete rounds count.
+Measured (bench/tune_results.json, ``manual``): Halloween, 20 games at the
+2,000-tray cap with fixed rounds, 14/20 with plain sampling, 12/20
+stratified, 15/20 stratified with the leaf hazard (shortest game 1,365
+trays instead of 232); the differences are within the noise of 20 games.
 
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
 the single rotate or remove whose tray then has the best value, else a
@@ -34,6 +50,7 @@ import numpy as np
 
 from .deals import RandomDeals, ScriptedDeals
 from .engine import Game, Streak
+from .lookahead import PlainTrays, StratifiedTrays, blocked_hazard
 from .moves import Move, TokenUse
 from .pieces import get_piece, rotate_cw
 from .tray import TraySearch
@@ -62,7 +79,8 @@ class ExpertPolicy:
     def __init__(self, time_limit: float = 0.3, seed: int = 0, samples: int = 16,
                  candidates: int = 6, weights: dict[str, float] | None = None,
                  keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0,
-                 tight_empty: int = 60, clock: bool = True):
+                 tight_empty: int = 60, clock: bool = True, stratified: bool = True,
+                 leaf_hazard: bool = True):
         self.time_limit = time_limit  # seconds per tray for the lookahead (when in danger); 0 = none
         # clock=False: every lookahead runs all its rounds on all its candidates, whatever the time,
         # so a seeded game is the same on any machine and under any load (benchmarks, tuning).
@@ -77,6 +95,10 @@ class ExpertPolicy:
         # a dead end before the lookahead started), a hard piece blocked, or isolated cells
         self.tight_empty = tight_empty
         self.death = death
+        # stratified: next trays stratified by bulky pieces (solver.lookahead), else plain supply draws
+        self.stratified = stratified
+        # lookahead leaves also pay death x the chance that the tray after holds a blocked hard piece
+        self.leaf_hazard = leaf_hazard
         self._plan: dict[tuple, Move] = {}
         self._weights: dict[str, dict[str, float]] = {}
 
@@ -124,8 +146,10 @@ class ExpertPolicy:
             chosen, value, rounds, n_cand = self._lookahead(game, states, order, values, deadline)
         return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand)
 
-    def _values(self, states, stones: int):
-        """(indices best first, their values) for the best ``STAGE_TWO`` end states."""
+    def _values(self, states, stones: int, death: float = 0.0):
+        """(indices best first, their values) for the best ``STAGE_TWO`` end states; with
+        ``death``, each value also carries ``death`` times the chance that the following tray
+        holds a hard piece with no spot (``lookahead.blocked_hazard``)."""
         from .evaluate import FEATURES, features_bulk, weight_vector
 
         weights = self.weights_for(states.variant)
@@ -139,7 +163,10 @@ class ExpertPolicy:
             top = np.argpartition(-cheap, STAGE_TWO - 1)[:STAGE_TWO]
         else:
             top = np.arange(len(states))
-        full = base[top] + features_bulk(states.variant, states.lo[top], states.hi[top], stones, True) @ w
+        feats = features_bulk(states.variant, states.lo[top], states.hi[top], stones, True)
+        full = base[top] + feats @ w
+        if death:
+            full = full + death * blocked_hazard(states.variant, feats)
         # stable order: value, then enumeration order, so equal values pick the same plan
         rank = np.lexsort((top, -full))
         return top[rank], full[rank]
@@ -166,13 +193,14 @@ class ExpertPolicy:
         if len(picks) < 2:
             return order[0], values[0], 0, 1
         rng = random.Random(_position_seed(self.seed, game))
-        sampler = RandomDeals(variant, rng.randrange(1 << 62))
+        sampler = (StratifiedTrays if self.stratified else PlainTrays)(variant, rng.randrange(1 << 62), self.samples)
         death = self.death if game.tokens == 0 else self.death / 4
-        totals = np.zeros(len(picks))
+        sums = np.zeros((sampler.strata, len(picks)))  # per stratum, per candidate
+        counts = np.zeros(sampler.strata)
         rounds = 0
         slowest = 0.0
-        for _ in range(self.samples):
-            tray = sampler.next_tray()
+        for stratum in sampler.schedule:
+            tray = sampler.draw(stratum)
             row = np.zeros(len(picks))
             for j, i in enumerate(picks):
                 began = time.perf_counter()
@@ -183,18 +211,19 @@ class ExpertPolicy:
                 if len(nxt) == 0:
                     row[j] = death
                 else:
-                    _, vals = self._values(nxt, game.board.stones)
+                    _, vals = self._values(nxt, game.board.stones, death if self.leaf_hazard else 0.0)
                     row[j] = vals[0]
                 slowest = max(slowest, time.perf_counter() - began)
             else:
-                totals += row
+                sums[stratum] += row
+                counts[stratum] += 1
                 rounds += 1
                 continue
             break
         if rounds == 0:
             return order[0], values[0], 0, len(picks)
         base = states.points[picks] * weights["points"]
-        score = base + totals / rounds
+        score = base + sampler.estimate(sums, counts)
         best = int(np.argmax(score))
         return picks[best], score[best], rounds, len(picks)
 

@@ -157,3 +157,141 @@ def test_fixed_rounds_expert_repeats_exactly():
         results.append((result.score, result.trays, game.board.text()))
     assert results[0] == results[1]
     assert results[0][1] > 0
+
+
+# ---------------------------------------------------------------------------
+# the stratified lookahead sampler (solver/lookahead.py)
+
+def _all_ordered_trays(variant):
+    """Every ordered tray with its exact chance, by brute force over the supply's draws
+    (a group by weight, then a shape uniformly inside it, three times)."""
+    from fractions import Fraction
+    from itertools import product
+
+    total = sum(weight for _, weight, _ in variant.supply)
+    draws = [(shape, Fraction(weight, total * len(group)))
+             for _, weight, group in variant.supply for shape in group]
+    for combo in product(draws, repeat=3):
+        yield [shape for shape, _ in combo], combo[0][1] * combo[1][1] * combo[2][1]
+
+
+@pytest.mark.parametrize("name", ("halloween", "arabic", "sudoku"))
+def test_stratum_probabilities_match_enumeration(name):
+    from fractions import Fraction
+
+    from solver.lookahead import stratum_of, stratum_probabilities
+
+    variant = find_variant(name)
+    exact = stratum_probabilities(variant)
+    brute = [Fraction(0)] * len(exact)
+    for tray, p in _all_ordered_trays(variant):
+        brute[stratum_of(tray)] += p
+    assert sum(exact) == 1 == sum(brute)
+    assert list(exact) == brute
+    assert all(p > 0 for p in exact)  # every variant deals 3x3: the rare strata exist
+
+
+def test_allocation_floors_the_rare_strata_and_schedule_visits_them_first():
+    from solver.lookahead import allocate, schedule, stratum_probabilities
+
+    probs = stratum_probabilities(find_variant("halloween"))
+    counts = allocate(16, probs)
+    assert counts == [7, 5, 4]  # proportional would be about 12, 3, 0.3
+    assert sum(allocate(5, probs)) == 5 and min(allocate(5, probs)) >= 1
+    assert allocate(2, probs) == [2, 0, 0]  # too few rounds for every stratum: proportional
+    order = schedule(counts)
+    assert sorted(order[:3]) == [0, 1, 2] and [order.count(h) for h in range(3)] == counts
+
+
+def _value(tray) -> float:
+    """A known value function with a rare killer: two 3x3 and an X5 or a third 3x3 'cannot be placed'."""
+    from solver.pieces import get_piece
+
+    dead = tray.count("3x3") >= 2 and ("X5" in tray or tray.count("3x3") == 3)
+    return -3000.0 if dead else float(sum(get_piece(p).size for p in tray))
+
+
+def test_stratified_estimate_is_unbiased():
+    """The mean of many seeded estimates equals the exact expectation over all trays, within
+    4.5 standard errors; the standard error comes from the exact per-stratum variances and the
+    allocation. The unweighted mean of the same draws misses (the test can tell)."""
+    from solver.lookahead import StratifiedTrays, allocate, stratum_of, stratum_probabilities
+
+    variant = find_variant("halloween")
+    probs = [float(p) for p in stratum_probabilities(variant)]
+    counts = allocate(16, stratum_probabilities(variant))
+    functions = (_value, lambda t: float(t.count("X5")), lambda t: float(t.count("1x1") + 2 * t.count("L5-nw")))
+    mean = np.zeros((len(functions), 3))
+    square = np.zeros((len(functions), 3))
+    for tray, p in _all_ordered_trays(variant):
+        h = stratum_of(tray)
+        for i, f in enumerate(functions):
+            mean[i, h] += float(p) * f(tray) / probs[h]
+            square[i, h] += float(p) * f(tray) ** 2 / probs[h]
+    exact = mean @ probs
+    stderr_one = np.sqrt(((square - mean ** 2) / counts) @ np.square(probs))
+
+    runs = 3000
+    estimates = np.zeros((runs, len(functions)))
+    naive = np.zeros((runs, len(functions)))
+    for r in range(runs):
+        sampler = StratifiedTrays(variant, r, 16)
+        sums, n = np.zeros((3, len(functions))), np.zeros(3)
+        for h in sampler.schedule:
+            tray = sampler.draw(h)
+            assert stratum_of(tray) == h
+            sums[h] += [f(tray) for f in functions]
+            n[h] += 1
+        estimates[r] = sampler.estimate(sums, n)
+        naive[r] = sums.sum(axis=0) / 16
+    tolerance = 4.5 * stderr_one / np.sqrt(runs)
+    assert np.all(np.abs(estimates.mean(axis=0) - exact) < tolerance), (estimates.mean(axis=0), exact, tolerance)
+    assert abs(naive[:, 0].mean() - exact[0]) > 10 * tolerance[0]
+
+
+def test_estimate_renormalises_when_a_stratum_is_missing():
+    from solver.lookahead import StratifiedTrays
+
+    sampler = StratifiedTrays(find_variant("halloween"), 1, 16)
+    sums = np.array([[10.0], [0.0], [-30.0]])
+    full = sampler.estimate(sums, np.array([2.0, 0.0, 1.0]))
+    p0, p2 = sampler.probs[0], sampler.probs[2]
+    assert full[0] == pytest.approx((p0 * 5 - p2 * 30) / (p0 + p2))
+
+
+def test_lookahead_decision_depends_only_on_seed_and_position():
+    """Fixed rounds: two policies with the same seed take the same plan with the same value
+    on a tight board, every round complete; the sampled trays are the position's."""
+    variant = find_variant("halloween")
+    board = parse_board("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
+                        "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
+    decisions = []
+    for _ in range(2):
+        game = Game(variant, board, Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
+        decisions.append(ExpertPolicy(seed=5, clock=False).decide(game))
+    a, b = decisions
+    assert a.rounds == b.rounds == 16 and a.candidates == b.candidates > 1
+    assert (a.moves, a.value) == (b.moves, b.value)
+
+
+@pytest.mark.parametrize("name", ("halloween", "sudoku"))
+def test_blocked_hazard_matches_enumeration(name):
+    """The chance that the next tray holds a hard shape with no spot, from a board's features,
+    equals the brute-force sum over all trays."""
+    from solver.evaluate import HARD_PIECES
+    from solver.lookahead import blocked_hazard
+    from solver.pieces import placements
+
+    variant = find_variant(name)
+    trays = [(set(tray), float(p)) for tray, p in _all_ordered_trays(variant)]
+    rng = random.Random(f"hazard-{name}")
+    seen = set()
+    for fill in (0.3, 0.45, 0.55, 0.6, 0.65, 0.7, 0.8):
+        filled = sum(1 << c for c in range(100) if rng.random() < fill)
+        blocked = {p for p in HARD_PIECES if all(s.mask & filled for s in placements(p))}
+        seen.add(len(blocked))
+        low = (1 << 64) - 1
+        feats = features_bulk(variant, np.array([filled & low], np.uint64), np.array([filled >> 64], np.uint64), 0)
+        brute = sum(p for shapes, p in trays if shapes & blocked)
+        assert blocked_hazard(variant, feats)[0] == pytest.approx(brute, abs=1e-12)
+    assert len(seen) >= 3  # boards with nothing, some and many shapes blocked
