@@ -24,8 +24,9 @@ whole rounds (one sampled tray for every candidate) run until ``samples``
 rounds or the time budget is used up, and only complete rounds count.
 Measured (bench/tune_results.json, ``manual``): Halloween, 20 games at the
 2,000-tray cap with fixed rounds, 14/20 with plain sampling, 12/20
-stratified, 15/20 stratified with the leaf hazard (shortest game 1,365
-trays instead of 232); the differences are within the noise of 20 games.
+stratified, 14/20 plain with the leaf hazard, 15/20 stratified with the
+leaf hazard (shortest game 1,365 trays instead of 232); the differences are
+within the noise of 20 games.
 
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
 the single rotate or remove whose tray then has the best value, else a
