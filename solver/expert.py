@@ -26,7 +26,9 @@ Measured (bench/tune_results.json, ``manual``): Halloween, 20 games at the
 2,000-tray cap with fixed rounds, 14/20 with plain sampling, 12/20
 stratified, 14/20 plain with the leaf hazard, 15/20 stratified with the
 leaf hazard (shortest game 1,365 trays instead of 232); the differences are
-within the noise of 20 games.
+within the noise of 20 games. Sudoku: 20/20 either way. Each variant's
+default is the measured one (``LOOKAHEAD_DEFAULTS``): Arabic, whose
+Sultan's Labyrinth figure was measured with plain sampling, keeps it.
 
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
 the single rotate or remove whose tray then has the best value, else a
@@ -58,6 +60,11 @@ from .tray import TraySearch
 from .variants import Variant
 
 STAGE_TWO = 256  # end states re-scored with the connected-areas feature
+# (stratified, leaf_hazard) per variant: a variant gets the stratified lookahead with the leaf
+# hazard once self-play has measured it (bench/tune_results.json, ``manual``): Halloween 15/20 at
+# the 2,000-tray cap (14/20 plain), Sudoku 20/20 (as plain). Arabic keeps plain sampling, the
+# policy its Sultan's Labyrinth figure (20 games, median 1,570 trays) was measured with.
+LOOKAHEAD_DEFAULTS = {"halloween": (True, True), "sudoku": (True, True)}
 
 
 def state_key(game: Game) -> tuple:
@@ -80,8 +87,8 @@ class ExpertPolicy:
     def __init__(self, time_limit: float = 0.3, seed: int = 0, samples: int = 16,
                  candidates: int = 6, weights: dict[str, float] | None = None,
                  keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0,
-                 tight_empty: int = 60, clock: bool = True, stratified: bool = True,
-                 leaf_hazard: bool = True):
+                 tight_empty: int = 60, clock: bool = True, stratified: bool | None = None,
+                 leaf_hazard: bool | None = None):
         self.time_limit = time_limit  # seconds per tray for the lookahead (when in danger); 0 = none
         # clock=False: every lookahead runs all its rounds on all its candidates, whatever the time,
         # so a seeded game is the same on any machine and under any load (benchmarks, tuning).
@@ -96,9 +103,10 @@ class ExpertPolicy:
         # a dead end before the lookahead started), a hard piece blocked, or isolated cells
         self.tight_empty = tight_empty
         self.death = death
-        # stratified: next trays stratified by bulky pieces (solver.lookahead), else plain supply draws
+        # stratified: next trays stratified by bulky pieces (solver.lookahead), else plain supply draws;
+        # leaf_hazard: lookahead leaves also pay death x the chance that the tray after holds a
+        # blocked hard piece. None: the variant's measured default (LOOKAHEAD_DEFAULTS)
         self.stratified = stratified
-        # lookahead leaves also pay death x the chance that the tray after holds a blocked hard piece
         self.leaf_hazard = leaf_hazard
         self._plan: dict[tuple, Move] = {}
         self._weights: dict[str, dict[str, float]] = {}
@@ -112,6 +120,12 @@ class ExpertPolicy:
         decision = self.decide(game)
         self._plan = _plan_keys(game, decision.moves)
         return decision.moves[0] if decision.moves else None
+
+    def lookahead_options(self, variant: Variant) -> tuple[bool, bool]:
+        """(stratified, leaf_hazard) for this variant: the options given, else its measured default."""
+        stratified, leaf_hazard = LOOKAHEAD_DEFAULTS.get(variant.name, (False, False))
+        return (stratified if self.stratified is None else self.stratified,
+                leaf_hazard if self.leaf_hazard is None else self.leaf_hazard)
 
     # -- planning ------------------------------------------------------------
     def weights_for(self, variant: Variant) -> dict[str, float]:
@@ -193,8 +207,9 @@ class ExpertPolicy:
         picks = list(order[: min(self.candidates, affordable)])
         if len(picks) < 2:
             return order[0], values[0], 0, 1
+        stratified, leaf_hazard = self.lookahead_options(variant)
         rng = random.Random(_position_seed(self.seed, game))
-        sampler = (StratifiedTrays if self.stratified else PlainTrays)(variant, rng.randrange(1 << 62), self.samples)
+        sampler = (StratifiedTrays if stratified else PlainTrays)(variant, rng.randrange(1 << 62), self.samples)
         death = self.death if game.tokens == 0 else self.death / 4
         sums = np.zeros((sampler.strata, len(picks)))  # per stratum, per candidate
         counts = np.zeros(sampler.strata)
@@ -212,7 +227,7 @@ class ExpertPolicy:
                 if len(nxt) == 0:
                     row[j] = death
                 else:
-                    _, vals = self._values(nxt, game.board.stones, death if self.leaf_hazard else 0.0)
+                    _, vals = self._values(nxt, game.board.stones, death if leaf_hazard else 0.0)
                     row[j] = vals[0]
                 slowest = max(slowest, time.perf_counter() - began)
             else:

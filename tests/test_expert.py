@@ -295,3 +295,28 @@ def test_blocked_hazard_matches_enumeration(name):
         brute = sum(p for shapes, p in trays if shapes & blocked)
         assert blocked_hazard(variant, feats)[0] == pytest.approx(brute, abs=1e-12)
     assert len(seen) >= 3  # boards with nothing, some and many shapes blocked
+
+
+@pytest.mark.parametrize("name, measured", [("halloween", True), ("sudoku", True), ("arabic", False)])
+def test_lookahead_defaults_follow_the_measured_variants(name, measured):
+    """Left unset, the lookahead options are the variant's measured ones: the same game as
+    with them given explicitly, move for move (the lookahead runs on every tray here)."""
+    from solver.expert import ExpertPolicy
+
+    variant = find_variant(name)
+
+    def moves(**options):
+        policy = ExpertPolicy(seed=5, clock=False, danger_only=False, samples=3, candidates=3, **options)
+        game = new_random_game(variant, 5)
+        played = []
+        for _ in range(9):
+            move = policy(game)
+            played.append(move)
+            game.apply(move)
+        return played
+
+    default = moves()
+    assert default == moves(stratified=measured, leaf_hazard=measured)
+    assert default != moves(stratified=not measured, leaf_hazard=not measured)  # the options matter here
+    assert ExpertPolicy().lookahead_options(variant) == (measured, measured)
+    assert ExpertPolicy(stratified=not measured).lookahead_options(variant) == (not measured, measured)
