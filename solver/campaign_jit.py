@@ -26,8 +26,9 @@ same, so only the order with the lower tray slot first is searched. It
 cuts about a quarter of the nodes on the campaign benchmark's levels.
 Node counts therefore differ from the reference's; answers do not.
 
-Levels with tokens to spend (Arabic ink, Sudoku clear-space) go to the
-reference search, which handles every token move.
+Levels with tokens to spend (Arabic ink, Sudoku clear-space) run the
+reference search, which handles every token move and hands this one
+(``CompiledSearch``) each subtree where no token is worth spending.
 """
 
 from __future__ import annotations
@@ -252,10 +253,10 @@ def _grow(tt):
 
 @nb.njit(cache=True)
 def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pumpkins, need_all,
-            tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, spot_lo, spot_hi, spot_touch,
-            spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region,
-            has_regions, pts, cell_points, flow_bonus, run_cap, bonus_const, best0, target, node_limit,
-            deadline, tt_bits, start, tt, tt_used):
+            tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, spot_lo, spot_hi,
+            spot_touch, spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count,
+            fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, run_cap,
+            bonus_const, best0, target, node_limit, deadline, tt_bits, start, tt, tt_used):
     """Search from the state ``start`` = (tray index, unplaced slots, run, turn cleared, previous
     turn cleared, points, placed) on the board (f0, p0); ``tt`` and ``tt_used`` carry the
     transposition table between calls (its values are points plus ``bonus_const``).
@@ -319,6 +320,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
         points = Pts[depth]
         f_lo = F_lo[depth]
         f_hi = F_hi[depth]
+        full_scan = full_scan0 and placed == 0
+        last_move = placed + 1 >= limit or (t_idx == n_trays - 1 and (left & (left - 1)) == 0)
         if Stage[depth] == 0:
             nodes += 1
             if (nodes & 4095) == 0:
@@ -344,7 +347,6 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             if placed >= limit or t_idx >= n_trays:
                 depth -= 1
                 continue
-            full_scan = full_scan0 and placed == 0
             ub = _bound(f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx,
                         left, placed, full_scan, limit, rem_n, rem_cells, rem_caps,
                         fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region, has_regions,
@@ -390,10 +392,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 tt_mask = np.uint64(tt_size - 1)
             Stage[depth] = 1
             Slot[depth] = 0
-            full_scan = full_scan0 and placed == 0
             e_lo = ~(f_lo | st_lo)
             e_hi = ~(f_hi | st_hi) & all_hi
-            last_move = placed + 1 >= limit or (t_idx == n_trays - 1 and (left & (left - 1)) == 0)
             for i in range(tray_len[t_idx]):
                 if not (left >> i & 1) or (left & ((1 << i) - 1) & tray_group[t_idx, i]) != 0:
                     ClrLo[depth, i] = 0
@@ -422,13 +422,9 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 PlnHi[depth, i] = p_hi
         # ---- generate the next child: pass 1 the placements that clear, pass 2 the plain ones
         stage = Stage[depth]
-        full_scan = full_scan0 and placed == 0
         n_slots = tray_len[t_idx]
-        last_move = placed + 1 >= limit or (t_idx == n_trays - 1 and (left & (left - 1)) == 0)
         pushed = False
-        while not pushed:
-            if stage > 2:
-                break
+        while not pushed and stage <= 2:
             i = Slot[depth]
             if i >= n_slots:
                 stage += 1
@@ -560,7 +556,6 @@ class _Tables:
         every = range(len(zones) + 1)
         self.pts = np.array([[[variant.clear_points(lines, regions, run) for run in range(runs)]
                               for regions in every] for lines in every], np.int64)
-
 
     def _anchor_tables(self, ids) -> None:
         """Per piece: its cells as offsets from the anchor (the top-left cell of its box), the

@@ -52,6 +52,18 @@ def random_level(seed: int):
     })
 
 
+def assert_same_answer(level, seed, fast, slow):
+    """The same proven answer from both searches, and the fast one's lines replay to it."""
+    assert (fast.solvable, fast.best_score, fast.proof) == (slow.solvable, slow.best_score, slow.proof), \
+        f"seed {seed}"
+    if fast.best_line is not None:
+        replay = play_solution(level, fast.best_line, ignore_score=True)
+        assert replay.ok, f"seed {seed}: {replay.error}"
+        assert replay.score == fast.best_score, f"seed {seed}"
+    if fast.solution is not None:
+        assert play_solution(level, fast.solution).ok, f"seed {seed}"
+
+
 @pytest.mark.parametrize("chunk", range(6))
 def test_compiled_agrees_with_reference(chunk):
     checked = solvable = 0
@@ -60,14 +72,7 @@ def test_compiled_agrees_with_reference(chunk):
         fast = solve_level(level, time_limit=60)
         slow = solve_level(level, time_limit=60, compiled=False)
         assert slow.proof != PROOF_BOUND, f"seed {seed}: the reference did not finish"
-        assert (fast.solvable, fast.best_score, fast.proof) == (slow.solvable, slow.best_score, slow.proof), \
-            f"seed {seed}"
-        if fast.best_line is not None:
-            replay = play_solution(level, fast.best_line, ignore_score=True)
-            assert replay.ok, f"seed {seed}: {replay.error}"
-            assert replay.score == fast.best_score, f"seed {seed}"
-        if fast.solution is not None:
-            assert play_solution(level, fast.solution).ok, f"seed {seed}"
+        assert_same_answer(level, seed, fast, slow)
         checked += 1
         solvable += fast.solvable
     assert checked == len(SEEDS[chunk::6])
@@ -252,14 +257,7 @@ def test_token_levels_hand_token_free_subtrees_to_the_compiled_search(chunk):
         assert slow.complete, f"seed {seed}: the reference did not finish"
         search = CampaignSearch(level, time_limit=120, node_limit=10**12).with_compiled_subtrees()
         fast = search.run()
-        assert (fast.solvable, fast.best_score, fast.proof) == (slow.solvable, slow.best_score, slow.proof), \
-            f"seed {seed}"
-        if fast.best_line is not None:
-            replay = play_solution(level, fast.best_line, ignore_score=True)
-            assert replay.ok, f"seed {seed}: {replay.error}"
-            assert replay.score == fast.best_score, f"seed {seed}"
-        if fast.solution is not None:
-            assert play_solution(level, fast.solution).ok, f"seed {seed}"
+        assert_same_answer(level, seed, fast, slow)
         checked += 1
         solvable += fast.solvable
         handed += fast.nodes != slow.nodes
