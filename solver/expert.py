@@ -30,6 +30,23 @@ within the noise of 20 games. Sudoku: 20/20 either way. Each variant's
 default is the measured one (``LOOKAHEAD_DEFAULTS``): Arabic, whose
 Sultan's Labyrinth figure was measured with plain sampling, keeps it.
 
+Survival term (``survival``, ``solver.survival``): the best ``survival``
+end states by evaluation also pay ``survival_death`` times the exact chance
+that the next tray cannot be placed, summed over every multiset of three
+shapes the supply deals (2,600 in Halloween, about 0.4 ms a board). Inside
+the lookahead a sampled tray that does not fit then counts 0 and each
+candidate pays the exact chance instead: the same expectation without the
+sampling noise. Why: each Halloween death of the self-play benchmark could
+have been avoided one tray earlier (some end state of the tray before let
+the fatal tray go down, checked by exhaustive search), and the state chosen
+there lost to 0.2-2.4 % of the next trays where another lost to 0-0.8 %,
+a difference 16 sampled trays cannot see. Measured (``manual`` log):
+from three trays before, 6 of 7 such deaths are avoided, but over the 20
+benchmark games (``--expert '{"survival": 32, "survival_death": -20000}'``)
+16/20 reach the cap against the default's 15/20, with other games ending
+(shortest 292 trays) at about six times the time per tray (median 38 ms),
+so the term is off by default and left for probes.
+
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
 the single rotate or remove whose tray then has the best value, else a
 reroll (Arabic), a swap of the piece that blocks (Sudoku) or a refresh,
@@ -88,7 +105,8 @@ class ExpertPolicy:
                  candidates: int = 6, weights: dict[str, float] | None = None,
                  keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0,
                  tight_empty: int = 60, clock: bool = True, stratified: bool | None = None,
-                 leaf_hazard: bool | None = None):
+                 leaf_hazard: bool | None = None, survival: int = 0,
+                 survival_death: float | None = None):
         self.time_limit = time_limit  # seconds per tray for the lookahead (when in danger); 0 = none
         # clock=False: every lookahead runs all its rounds on all its candidates, whatever the time,
         # so a seeded game is the same on any machine and under any load (benchmarks, tuning).
@@ -108,6 +126,12 @@ class ExpertPolicy:
         # blocked hard piece. None: the variant's measured default (LOOKAHEAD_DEFAULTS)
         self.stratified = stratified
         self.leaf_hazard = leaf_hazard
+        # survival: the best this many end states (by evaluation) also pay ``survival_death``
+        # (default ``death``) times the exact chance that the next tray cannot be placed
+        # (solver.survival); 0 = off, the default (measured: no clear gain, see the docstring).
+        # Games without tokens only: with one, a stuck tray is rescued.
+        self.survival = survival
+        self.survival_death = survival_death
         self._plan: dict[tuple, Move] = {}
         self._weights: dict[str, dict[str, float]] = {}
 
@@ -151,6 +175,8 @@ class ExpertPolicy:
         if len(states) == 0:
             return Decision(self._rescue(game), None, 0, 0, 0)
         order, values = self._values(states, board.stones)
+        if self.survival and game.tokens == 0:
+            order, values = self._with_survival(states, order, values, board.stones)
         self._root_cost = time.perf_counter() - start  # a guess at what one lookahead tray costs
         if game.tokens > self.keep_tokens and "rotate" in variant.token_kinds:
             turn = self._rotation_gain(game, values[0])
@@ -186,6 +212,21 @@ class ExpertPolicy:
         rank = np.lexsort((top, -full))
         return top[rank], full[rank]
 
+    def _survival_death(self) -> float:
+        return self.death if self.survival_death is None else self.survival_death
+
+    def _with_survival(self, states, order, values, stones: int):
+        """The best ``survival`` states re-valued with the death cost times their exact chance of
+        an unplaceable next tray, re-ranked (ties by the previous order); the rest keep theirs."""
+        from .survival import death_chance
+
+        k = min(self.survival, len(order))
+        top = order[:k]
+        chances = death_chance(states.variant, states.lo[top], states.hi[top], stones)
+        valued = values[:k] + self._survival_death() * chances
+        rank = np.lexsort((np.arange(k), -valued))
+        return np.concatenate([top[rank], order[k:]]), np.concatenate([valued[rank], values[k:]])
+
     def _in_danger(self, states, index: int, stones: int) -> bool:
         from .evaluate import FEATURES, features_bulk
 
@@ -211,6 +252,10 @@ class ExpertPolicy:
         rng = random.Random(_position_seed(self.seed, game))
         sampler = (StratifiedTrays if stratified else PlainTrays)(variant, rng.randrange(1 << 62), self.samples)
         death = self.death if game.tokens == 0 else self.death / 4
+        # with the survival term, a sampled tray that does not fit counts 0 and each candidate pays
+        # the exact chance of such a tray instead: the same expectation without the sampling noise
+        exact = self.survival > 0 and game.tokens == 0
+        stuck = 0.0 if exact else death
         sums = np.zeros((sampler.strata, len(picks)))  # per stratum, per candidate
         counts = np.zeros(sampler.strata)
         rounds = 0
@@ -225,7 +270,7 @@ class ExpertPolicy:
                 board = Board(states.filled(i), game.board.stones, 0)
                 nxt = enumerate_tray_jit(variant, board, states.streak(i), tray)
                 if len(nxt) == 0:
-                    row[j] = death
+                    row[j] = stuck
                 else:
                     _, vals = self._values(nxt, game.board.stones, death if leaf_hazard else 0.0)
                     row[j] = vals[0]
@@ -240,6 +285,12 @@ class ExpertPolicy:
             return order[0], values[0], 0, len(picks)
         base = states.points[picks] * weights["points"]
         score = base + sampler.estimate(sums, counts)
+        if exact:
+            from .survival import death_chance
+
+            chosen = np.array(picks)
+            chances = death_chance(variant, states.lo[chosen], states.hi[chosen], game.board.stones)
+            score = score + self._survival_death() * chances
         best = int(np.argmax(score))
         return picks[best], score[best], rounds, len(picks)
 
