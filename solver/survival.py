@@ -3,13 +3,13 @@
 Endless games end on one tray that does not fit, and on a board that still
 looks roomy that chance is small but far from nothing: before each of the
 five Halloween deaths of the self-play benchmark the board chosen one tray
-earlier lost to about 0.5-5 % of the trays the supply deals, while another
-end state of the same tray lost to fewer (0 % on two of them), and every one
-of those deaths could have been avoided (a placement of the tray before let
+earlier lost to about 0.5-5 % of the trays the supply deals, while the best
+other end state of the same tray lost to as many or fewer (0 % on two of
+them), and every one of those deaths could have been avoided (a placement of the tray before let
 the fatal tray go down). The sampled lookahead sees such trays a few times in
 a hundred; this module counts them all.
 
-``death_chance(variant, boards, stones)`` sums, over every multiset of three
+``death_chance(variant, lo, hi, stones)`` sums, for each board,, over every multiset of three
 shapes the supply can deal, its exact probability (the multinomial of the
 per-draw shape chances, ``lookahead.shape_probabilities``) times whether the
 tray cannot be placed in any order with the clears in between. The
@@ -19,8 +19,9 @@ spot, each placement settled (complete zones cleared, stones kept), the last
 piece only tested for a free spot. One pruning rule: when the last piece has
 no spot on the board before the middle one is placed, only a middle
 placement that clears can open one (a placement that clears nothing only
-fills cells). ``placeable_reference`` is the same question asked of the
-rules engine's tray search, and the tests hold the kernel to it.
+fills cells). ``tray_placeable`` asks the kernel about one tray; the tests
+hold it to the rules engine's ``TraySearch.placeable``. Measured in
+self-play, the term is not the expert's default (see ``solver.expert``).
 """
 
 from __future__ import annotations
