@@ -39,8 +39,8 @@ candidate pays the exact chance instead: the same expectation without the
 sampling noise. Why: each Halloween death of the self-play benchmark could
 have been avoided one tray earlier (some end state of the tray before let
 the fatal tray go down, checked by exhaustive search), and the state chosen
-there lost to 0.2-2.4 % of the next trays where another lost to 0-0.8 %,
-a difference 16 sampled trays cannot see. Measured (``manual`` log):
+there lost to 0.2-5 % of the next trays, the best other one to as few or
+fewer (none, on three of them), a difference 16 sampled trays cannot see. Measured (``manual`` log):
 from three trays before, 6 of 7 such deaths are avoided, but over the 20
 benchmark games (``--expert '{"survival": 32, "survival_death": -20000}'``)
 16/20 reach the cap against the default's 15/20, with other games ending
