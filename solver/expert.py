@@ -40,12 +40,13 @@ sampling noise. Why: each Halloween death of the self-play benchmark could
 have been avoided one tray earlier (some end state of the tray before let
 the fatal tray go down, checked by exhaustive search), and the state chosen
 there lost to 0.2-5 % of the next trays, the best other one to as few or
-fewer (none, on three of them), a difference 16 sampled trays cannot see. Measured (``manual`` log):
-from three trays before, 6 of 7 such deaths are avoided, but over the 20
-benchmark games (``--expert '{"survival": 32, "survival_death": -20000}'``)
-16/20 reach the cap against the default's 15/20, with other games ending
-(shortest 292 trays) at about six times the time per tray (median 38 ms),
-so the term is off by default and left for probes.
+fewer (none, on three of them), a difference 16 sampled trays cannot see.
+Measured (``manual`` log): from three trays before, 6 of 7 such deaths are
+avoided, but over the 20 benchmark games (``--expert '{"survival": 32,
+"survival_death": -20000}'``) 16/20 reach the cap against the default's
+15/20, with other games ending (shortest 292 trays) at about six times the
+time per tray (median 38 ms), so the term is off by default and left for
+probes.
 
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
 the single rotate or remove whose tray then has the best value, else a
@@ -175,8 +176,9 @@ class ExpertPolicy:
         if len(states) == 0:
             return Decision(self._rescue(game), None, 0, 0, 0)
         order, values = self._values(states, board.stones)
+        chances = None  # with the survival term: death chances of order[:len(chances)]
         if self.survival and game.tokens == 0:
-            order, values = self._with_survival(states, order, values, board.stones)
+            order, values, chances = self._with_survival(states, order, values, board.stones)
         self._root_cost = time.perf_counter() - start  # a guess at what one lookahead tray costs
         if game.tokens > self.keep_tokens and "rotate" in variant.token_kinds:
             turn = self._rotation_gain(game, values[0])
@@ -184,7 +186,7 @@ class ExpertPolicy:
                 return Decision([turn], None, len(states), 0, 0)
         chosen, value, rounds, n_cand = order[0], values[0], 0, 1
         if deadline is not None and (not self.danger_only or self._in_danger(states, order[0], board.stones)):
-            chosen, value, rounds, n_cand = self._lookahead(game, states, order, values, deadline)
+            chosen, value, rounds, n_cand = self._lookahead(game, states, order, values, deadline, chances)
         return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand)
 
     def _values(self, states, stones: int, death: float = 0.0):
@@ -217,15 +219,18 @@ class ExpertPolicy:
 
     def _with_survival(self, states, order, values, stones: int):
         """The best ``survival`` states re-valued with the death cost times their exact chance of
-        an unplaceable next tray, re-ranked (ties by the previous order); the rest keep theirs."""
+        an unplaceable next tray, re-ranked (ties by the previous order); the rest keep theirs.
+        Also returns the chances of the new order's first states, as many as the lookahead's
+        candidates or the re-valued ones, whichever is more, so the lookahead reuses them."""
         from .survival import death_chance
 
         k = min(self.survival, len(order))
-        top = order[:k]
-        chances = death_chance(states.variant, states.lo[top], states.hi[top], stones)
-        valued = values[:k] + self._survival_death() * chances
-        rank = np.lexsort((np.arange(k), -valued))
-        return np.concatenate([top[rank], order[k:]]), np.concatenate([valued[rank], values[k:]])
+        n = min(max(k, self.candidates), len(order))
+        chances = death_chance(states.variant, states.lo[order[:n]], states.hi[order[:n]], stones)
+        valued = values[:k] + self._survival_death() * chances[:k]
+        rank = np.concatenate([np.lexsort((np.arange(k), -valued)), np.arange(k, n)])
+        return (np.concatenate([order[:n][rank], order[n:]]),
+                np.concatenate([valued[rank[:k]], values[k:]]), chances[rank])
 
     def _in_danger(self, states, index: int, stones: int) -> bool:
         from .evaluate import FEATURES, features_bulk
@@ -234,7 +239,7 @@ class ExpertPolicy:
         feats = dict(zip(FEATURES, f))
         return feats["empty"] < self.tight_empty or feats["hard_blocked"] > 0 or feats["isolated"] > 1
 
-    def _lookahead(self, game: Game, states, order, values, deadline: float):
+    def _lookahead(self, game: Game, states, order, values, deadline: float, chances=None):
         from .enumerate_jit import enumerate_tray_jit
         from .board import Board
 
@@ -254,8 +259,7 @@ class ExpertPolicy:
         death = self.death if game.tokens == 0 else self.death / 4
         # with the survival term, a sampled tray that does not fit counts 0 and each candidate pays
         # the exact chance of such a tray instead: the same expectation without the sampling noise
-        exact = self.survival > 0 and game.tokens == 0
-        stuck = 0.0 if exact else death
+        stuck = death if chances is None else 0.0
         sums = np.zeros((sampler.strata, len(picks)))  # per stratum, per candidate
         counts = np.zeros(sampler.strata)
         rounds = 0
@@ -285,12 +289,8 @@ class ExpertPolicy:
             return order[0], values[0], 0, len(picks)
         base = states.points[picks] * weights["points"]
         score = base + sampler.estimate(sums, counts)
-        if exact:
-            from .survival import death_chance
-
-            chosen = np.array(picks)
-            chances = death_chance(variant, states.lo[chosen], states.hi[chosen], game.board.stones)
-            score = score + self._survival_death() * chances
+        if chances is not None:
+            score = score + self._survival_death() * chances[:len(picks)]
         best = int(np.argmax(score))
         return picks[best], score[best], rounds, len(picks)
 
