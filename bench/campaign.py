@@ -62,7 +62,7 @@ def main() -> None:
             level = make_level(trays, rng)
             if level is not None:
                 levels.append(level)
-        decide, prove, proven, nodes = [], [], 0, 0
+        decide, prove, proven, nodes, gaps = [], [], 0, 0, []
         for level in levels:
             t0 = time.perf_counter()
             solve_level(level, time_limit=args.time_limit, target=level.score_goal)
@@ -72,9 +72,14 @@ def main() -> None:
             prove.append(time.perf_counter() - t0)
             proven += answer.complete
             nodes += answer.nodes
+            if not answer.complete and answer.best_score is not None:
+                gaps.append((answer.best_score, answer.bound))
         print(summary(f"{trays} trays: decide solvable", decide))
         print(summary(f"{trays} trays: prove best", prove) + f"  proven {proven}/{len(levels)}"
               f"  {nodes / sum(prove) / 1e6:.2f} M nodes/s")
+        if gaps:
+            print(f"{trays} trays: unproven (best found, bound): "
+                  + " ".join(f"({b}, {u})" for b, u in gaps))
 
 
 if __name__ == "__main__":

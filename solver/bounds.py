@@ -9,11 +9,22 @@ Clears only ever raise missing counts, so today's counts are the cheapest.
 The points for ``K`` completions spread over placements are largest when
 concentrated (every variant's clear points are convex in the zone count),
 so they fill the placements able to complete the most zones first.
+
+A second budget caps the big clears (``events_bound``, variants whose zones
+are rows and columns): a placement clearing ``n`` zones at once empties
+every cell of them, at least ``10n - floor(n/2)*ceil(n/2)`` less the stones,
+and no more cells can ever be emptied than are filled now plus those still
+to place. So the clears are at most the best choice of one event size per
+piece (up to its cap) within both the completions count and that emptied
+budget: a small knapsack, solved exactly by a table over the two budgets.
 """
+
 
 from __future__ import annotations
 
 from functools import lru_cache
+
+import numpy as np
 
 from .bitboard import Bitboard
 from .pieces import get_piece, placements
@@ -102,6 +113,11 @@ def clear_points_bound(
     if full_scan:
         occupied = filled | stones
         caps[0] += sum(1 for z in variant.zones if occupied & z == z and z & ~stones)
+    if not full_scan and count == len(pieces):
+        capped = events_bound(variant, tuple(caps), stones.bit_count(), completions,
+                              filled.bit_count() + cells)
+    else:
+        capped = None
     best_run = run + count  # the largest streak any placement here can carry
     most = len(variant.zones)  # one placement completes at most every zone
     total = 0
@@ -114,4 +130,65 @@ def clear_points_bound(
             total += variant.clear_points(0, z, best_run)  # a lone region pays more than a lone line
         else:
             total += variant.clear_points(z, 0, best_run)
-    return total
+    return total if capped is None else min(total, capped)
+
+
+# --- the emptied-cells budget ---------------------------------------------
+
+@lru_cache(maxsize=None)
+def event_costs(variant: Variant, stones: int) -> tuple[tuple[int, int], ...] | None:
+    """Per event size n (0..every zone): (most clear points, fewest cells emptied) for one
+    placement clearing n zones, with ``stones`` stones on the board; None for variants the
+    emptied budget does not cover (regions, or clear points that grow with the streak run)."""
+    if variant.regions:
+        return None
+    most = len(variant.zones)
+    points = [variant.clear_points(n, 0, 1) for n in range(most + 1)]
+    if any(variant.clear_points(n, 0, run) > points[n] for n in range(most + 1) for run in (0, 2, 8, 64)):
+        return None
+    table = []
+    for n in range(most + 1):
+        rows = range(max(0, n - 10), min(n, 10) + 1)  # rows among the n lines; the rest columns
+        cells = min((10 * n - a * (n - a) for a in rows), default=0)
+        table.append((points[n] if n else 0, max(0, cells - stones) if n else 0))
+    return tuple(table)
+
+
+def add_events(table: np.ndarray, cap: int, costs: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """``table[C, E]`` (best clear points of the pieces so far with C completions and E cells
+    to empty) after one more piece that can clear up to ``cap`` zones at once."""
+    out = table.copy()
+    n_c, n_e = table.shape
+    for n in range(1, min(cap, n_c - 1) + 1):
+        points, cells = costs[n]
+        if cells >= n_e:
+            break
+        np.maximum(out[n:, cells:], table[:n_c - n, :n_e - cells] + points, out=out[n:, cells:])
+    return out
+
+
+def events_limits(costs: tuple[tuple[int, int], ...], caps: tuple[int, ...]) -> tuple[int, int]:
+    """Completions and emptied cells past which a table over these caps no longer changes."""
+    return sum(caps), sum(costs[c][1] for c in caps)
+
+
+@lru_cache(maxsize=4096)
+def _events_table(variant: Variant, caps: tuple[int, ...], stones: int) -> np.ndarray:
+    costs = event_costs(variant, stones)
+    c_max, e_max = events_limits(costs, caps)
+    table = np.zeros((c_max + 1, e_max + 1), np.int64)
+    for cap in caps:
+        table = add_events(table, cap, costs)
+    return table
+
+
+def events_bound(variant: Variant, caps: tuple[int, ...], stones: int, completions: int,
+                 emptiable: int) -> int | None:
+    """Most clear points (streak included) of pieces with these zone caps, within
+    ``completions`` zone completions and ``emptiable`` cells emptied; None where the
+    budget does not apply (``event_costs``)."""
+    if event_costs(variant, stones) is None:
+        return None
+    table = _events_table(variant, tuple(sorted(caps, reverse=True)), stones)
+    c_max, e_max = table.shape
+    return int(table[min(completions, c_max - 1), min(emptiable, e_max - 1)])

@@ -39,7 +39,9 @@ import time
 import numba as nb
 import numpy as np
 
-from .bounds import _families, zones_per_piece
+from .bitboard import BB_ALL
+from .bounds import (_families, add_events, completions_bound, event_costs, events_limits,
+                     zones_per_piece)
 from .engine import has_complete_zone
 from .enumerate_jit import split, zone_tables
 from .evaluate_jit import _pop64
@@ -51,6 +53,7 @@ STATUS_DONE, STATUS_BUDGET, STATUS_FOUND = 0, 1, 2
 TT_BITS = 21
 _PROBES = 8
 _TT_WORDS = 8  # six used, padded to 64 bytes
+_EVENT_ENTRIES = 1 << 22  # the emptied-budget tables' size cap (int32 entries)
 
 
 def run_key_cap(variant) -> int:
@@ -75,13 +78,14 @@ def _hash(a, b, c, d, e, mask):
 
 @nb.njit(cache=True)
 def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, placed, full_scan,
-           limit, rem_n, rem_cells, rem_caps, fam_zone, fam_count, fam_refill,
+           limit, rem_n, rem_cells, rem_caps, ev, ev_from, fam_zone, fam_count, fam_refill,
            zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, bonus_const,
            costs_buf):
     """``CampaignSearch._upper_bound`` for a state without tokens (see solver/bounds.py).
 
     ``rem_*[t, left]``: the pieces still to come from tray ``t`` with slots ``left`` unplaced
-    (their count, prefix sums of their sizes largest first, their caps largest first).
+    (their count, prefix sums of their sizes largest first, their caps largest first);
+    ``ev[t - ev_from, left]``: their emptied-budget table (``bounds.events_bound``).
     """
     n_trays = rem_n.shape[0]
     n_zones = pts.shape[0] - 1  # one placement completes at most every zone
@@ -127,6 +131,7 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
             else:
                 extra = 0
             best_run = run + count
+            completions_all = completions
             for a in range(count):
                 if completions <= 0:
                     break
@@ -136,6 +141,12 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
                     clears += pts[0, z, best_run]
                 else:
                     clears += pts[z, 0, best_run]
+            if count == n and not full_scan and t_idx >= ev_from:
+                table = ev[t_idx - ev_from, left_mask]
+                capped = table[min(completions_all, table.shape[0] - 1),
+                               min(_pop64(f_lo) + _pop64(f_hi) + cells, table.shape[1] - 1)]
+                if capped < clears:
+                    clears = capped
     total += clears
     if flow_bonus:
         if clears:
@@ -253,7 +264,8 @@ def _grow(tt):
 
 @nb.njit(cache=True)
 def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pumpkins, need_all,
-            tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, spot_lo, spot_hi,
+            tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, ev, ev_from,
+            spot_lo, spot_hi,
             spot_touch, spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count,
             fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, run_cap,
             bonus_const, best0, target, node_limit, deadline, tt_bits, start, tt, tt_used):
@@ -348,7 +360,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 depth -= 1
                 continue
             ub = _bound(f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx,
-                        left, placed, full_scan, limit, rem_n, rem_cells, rem_caps,
+                        left, placed, full_scan, limit, rem_n, rem_cells, rem_caps, ev, ev_from,
                         fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region, has_regions,
                         pts, cell_points, flow_bonus, bonus_const, costs_buf)
             if best > -(1 << 60) and ub <= best:
@@ -528,6 +540,7 @@ class _Tables:
                 self.tray_group[t, j] = sum(1 << q for q in range(len(tray)) if tray[q] == p)
         self.piece_size = np.array([get_piece(p).size for p in ids] or [0], np.int64)
         self._remaining(variant, trays)
+        self._events(variant, trays, level.board.stones)
         zones = variant.zones
         zone_id = {z: i for i, z in enumerate(zones)}
         spot_w = max((len(placements(p)) for p in ids), default=1)
@@ -608,6 +621,40 @@ class _Tables:
                 self.rem_caps[t, left, :len(caps)] = caps
 
 
+    def _events(self, variant, trays, stones) -> None:
+        """``ev[t - ev_from, left]``: ``bounds.events_bound``'s table for the pieces still to come
+        from tray ``t`` with slots ``left`` unplaced, on one grid for the whole level (as many
+        completions and emptied cells as any state can reach). Built from the last tray back,
+        for as many trays as fit in ``_EVENT_ENTRIES`` (a long level's first trays then use the
+        count bound alone); ``ev_from`` is past the last tray where the budget does not apply."""
+        costs = event_costs(variant, stones.bit_count())
+        self.ev_from = len(trays)
+        self.ev = np.zeros((1, 1, 1, 1), np.int32)
+        if costs is None or not trays:
+            return
+        pieces = [p for t in trays for p in t]
+        cells = sum(get_piece(p).size for p in pieces)
+        c_lim, e_lim = events_limits(costs, tuple(zones_per_piece(variant, p) for p in pieces))
+        c_max = min(c_lim, completions_bound(variant, BB_ALL & ~stones, stones, cells))
+        e_max = min(e_lim, 100 + cells)
+        masks = self.rem_n.shape[1]
+        keep = min(len(trays), _EVENT_ENTRIES // (masks * (c_max + 1) * (e_max + 1)))
+        if keep == 0:
+            return
+        self.ev_from = len(trays) - keep
+        self.ev = np.zeros((keep, masks, c_max + 1, e_max + 1), np.int32)
+        suffix = np.zeros((c_max + 1, e_max + 1), np.int64)
+        for t in range(len(trays) - 1, self.ev_from - 1, -1):
+            tray = trays[t]
+            for left in range(1 << len(tray)):
+                table = suffix
+                for j, p in enumerate(tray):
+                    if left >> j & 1:
+                        table = add_events(table, zones_per_piece(variant, p), costs)
+                self.ev[t - self.ev_from, left] = table
+            suffix = self.ev[t - self.ev_from, (1 << len(tray)) - 1].astype(np.int64)
+
+
 class CompiledSearch:
     """One level's compiled search: its tables and a transposition table kept between calls, so
     the reference search can hand it the token-free subtrees of a level with tokens."""
@@ -658,7 +705,7 @@ class CompiledSearch:
             np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
             self.full_scan, level.limit, self.need_pumpkins, self.need_all,
             tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
-            tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.spot_lo, tb.spot_hi, tb.spot_touch,
+            tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.ev, tb.ev_from, tb.spot_lo, tb.spot_hi, tb.spot_touch,
             tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
             tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
             bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
@@ -700,7 +747,7 @@ def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: 
     s_lo, s_hi = split(level.board.stones)
     return int(_bound(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), points, run,
                       int(turn_cleared), int(prev_turn_cleared), tray_index, left_mask, placed, full_scan,
-                      level.limit, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.fam_zone,
+                      level.limit, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.ev, tb.ev_from, tb.fam_zone,
                       tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
                       bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus,
                       level.tokens * variant.token_bonus, np.zeros(16, np.int64)))

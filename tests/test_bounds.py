@@ -1,0 +1,165 @@
+"""The campaign search's admissible bounds (``solver.bounds``) against play and brute force.
+
+The emptied-cells budget rests on two facts, both checked on seeded games
+played through the one move applier (``Game.apply``): a placement clearing
+``n`` zones empties at least ``event_costs[n]`` cells, and a line of play
+never scores more clear points than ``events_bound`` (or the whole
+``clear_points_bound``) allows from its starting board. The table behind
+``events_bound`` is checked against a brute-force enumeration of every
+choice of event sizes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from solver.board import Board
+from solver.bounds import (clear_points_bound, completions_bound, event_costs, events_bound,
+                           zones_per_piece)
+from solver.deals import RandomDeals
+from solver.engine import Game, settle
+from solver.moves import Placement
+from solver.pieces import get_piece, placements
+from solver.variants import find_variant
+
+from random_boards import dress
+
+LINE_VARIANTS = ("halloween", "arabic")
+
+
+def _dense_board(rng: random.Random, variant) -> Board:
+    density = rng.uniform(0.15, 0.55)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    dress(rng, variant, grid, zones=(2, 6), stones=(0, 1, 2, 4), pumpkins=(0,))
+    filled = stones = 0
+    for r in range(10):
+        for c in range(10):
+            bit = 1 << (r * 10 + c)
+            if grid[r][c] == "#":
+                filled |= bit
+            elif grid[r][c] == "S":
+                stones |= bit
+    for zone in variant.zones:  # no zone starts complete
+        if (filled | stones) & zone == zone and zone & filled:
+            filled &= ~(zone & filled & -(zone & filled))
+    return Board(filled, stones, 0)
+
+
+def _play(rng: random.Random, variant, board: Board, pieces: list[str]):
+    """Place the pieces in order, mostly where they clear the most zones, through the engine;
+    yields (lines cleared, cells emptied, clear points) per placement; stops when stuck."""
+    game = Game(variant, board)
+    for piece in pieces:
+        occupied = game.board.occupied
+        fits = [s for s in placements(piece) if not s.mask & occupied]
+        if not fits:
+            return
+        if rng.random() < 0.8:
+            def clears(spot):
+                return settle(variant, game.board.filled, game.board.stones, spot.mask)[1]
+            most = max(clears(s) for s in fits)
+            fits = [s for s in fits if clears(s) == most]
+        spot = rng.choice(fits)
+        before = game.board.filled | spot.mask
+        result = game.apply(Placement(piece, spot.row, spot.col))
+        emptied = before.bit_count() - game.board.filled.bit_count()
+        clear_points = result.points - result.turn_bonus - get_piece(piece).size * variant.cell_points
+        yield result.lines + result.regions, emptied, clear_points
+
+
+@pytest.mark.parametrize("name", LINE_VARIANTS)
+def test_clears_empty_at_least_the_event_cost_and_stay_within_the_bounds(name):
+    variant = find_variant(name)
+    multi = checked = 0
+    for seed in range(300):
+        rng = random.Random(f"events-{name}-{seed}")
+        board = _dense_board(rng, variant)
+        deals = RandomDeals(variant, seed)
+        pieces = [deals.next_piece() for _ in range(rng.choice((3, 6, 9, 12)))]
+        costs = event_costs(variant, board.stones.bit_count())
+        gained = 0
+        played = []
+        for (lines, emptied, clear_points), piece in zip(_play(rng, variant, board, pieces), pieces):
+            assert emptied >= costs[lines][1], f"seed {seed}: {lines} zones emptied {emptied} cells"
+            assert clear_points <= costs[lines][0]
+            multi += lines >= 2
+            gained += clear_points
+            played.append(piece)
+        if not played:
+            continue
+        cells = sum(get_piece(p).size for p in played)
+        completions = completions_bound(variant, board.filled, board.stones, cells)
+        caps = tuple(zones_per_piece(variant, p) for p in played)
+        budget = events_bound(variant, caps, board.stones.bit_count(), completions,
+                              board.filled.bit_count() + cells)
+        assert gained <= budget, f"seed {seed}"
+        assert gained <= clear_points_bound(variant, board.filled, board.stones, played, 0)
+        checked += 1
+    assert checked >= 250 and multi >= 5
+
+
+@pytest.mark.parametrize("name", LINE_VARIANTS)
+def test_built_multi_line_clears_empty_at_least_the_event_cost(name):
+    """Boards built so one placement completes a random set of the rows and columns it
+    touches (up to every one), with stones sprinkled on them: cells emptied >= the cost."""
+    variant = find_variant(name)
+    seen = set()
+    for seed in range(400):
+        rng = random.Random(f"multi-{name}-{seed}")
+        piece = rng.choice(("3x3", "X5", "L5-nw", "T4-s", "1x5", "5x1", "2x2", "L3-se"))
+        spot = rng.choice(placements(piece))
+        lines = [z for z in variant.lines if z & spot.mask]
+        chosen = [z for z in lines if rng.random() < 0.7] or lines[:1]
+        stones = 0
+        for _ in range(rng.choice((0, 1, 2, 4))):
+            cell = rng.randrange(100)
+            if not spot.mask >> cell & 1:
+                stones |= 1 << cell
+        filled = 0
+        for zone in chosen:
+            filled |= zone
+        filled |= sum(1 << c for c in range(100) if rng.random() < 0.3)
+        filled &= ~spot.mask & ~stones
+        game = Game(variant, Board(filled, stones, 0))
+        before = filled | spot.mask
+        result = game.apply(Placement(piece, spot.row, spot.col))
+        n = result.lines + result.regions
+        assert n >= len(chosen)
+        emptied = before.bit_count() - game.board.filled.bit_count()
+        assert emptied >= event_costs(variant, stones.bit_count())[n][1], f"seed {seed}"
+        seen.add(n)
+    assert {1, 2, 3, 4, 5, 6} <= seen
+
+
+def _brute_force(costs, caps, completions, emptiable):
+    best = 0
+    for sizes in itertools.product(*(range(c + 1) for c in caps)):
+        if sum(sizes) <= completions and sum(costs[n][1] for n in sizes) <= emptiable:
+            best = max(best, sum(costs[n][0] for n in sizes))
+    return best
+
+
+@pytest.mark.parametrize("name", LINE_VARIANTS)
+def test_events_bound_is_the_best_choice_of_event_sizes(name):
+    variant = find_variant(name)
+    rng = random.Random(f"knapsack-{name}")
+    for _ in range(300):
+        stones = rng.choice((0, 1, 3, 5))
+        caps = tuple(rng.randint(1, 6) for _ in range(rng.randint(1, 5)))
+        completions = rng.randint(0, sum(caps) + 2)
+        emptiable = rng.randint(0, 160)
+        costs = event_costs(variant, stones)
+        expected = _brute_force(costs, caps, completions, emptiable)
+        assert events_bound(variant, caps, stones, completions, emptiable) == expected
+
+
+def test_the_budget_applies_only_where_its_premises_hold():
+    # Sudoku's regions overlap the lines, so the union of n zones is not the line formula.
+    assert event_costs(find_variant("sudoku"), 0) is None
+    assert events_bound(find_variant("sudoku"), (6, 6), 0, 10, 100) is None
+    halloween = event_costs(find_variant("halloween"), 0)
+    # RULES.md: one line 10 (+5 streak), two 30 (+5); a row and a column share a cell.
+    assert halloween[1] == (15, 10) and halloween[2] == (35, 19) and halloween[6] == (215, 51)
