@@ -66,8 +66,9 @@ def key(answer):
 @pytest.mark.parametrize("seed", AGREEMENT_SEEDS)
 def test_cpsat_agrees_with_search(seed):
     level = random_level(seed)
-    search = solve_level(level, time_limit=20)
-    cpsat = solve_level_cpsat(level, time_limit=20)
+    # Generous limits: seed 8 takes CP-SAT about 12 s on a quiet core, more under load.
+    search = solve_level(level, time_limit=60)
+    cpsat = solve_level_cpsat(level, time_limit=60)
     assert search.proof != "bound" and cpsat.proof != "bound"
     assert key(cpsat) == key(search)
     if cpsat.best_score is not None:
