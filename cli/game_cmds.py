@@ -19,6 +19,7 @@ from cli.common import (
 )
 from cli.draw import draw_board
 from solver.board import parse_board
+from solver.deals import parse_deals
 from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.level import Level, Pack, parse_level_or_pack
@@ -62,12 +63,17 @@ def play(
     rules: RulesOpt,
     seed: Annotated[int, typer.Option(help="seed of the deal stream")],
     mode: Annotated[Optional[str], typer.Option(help="game mode (default: the variant's)")] = None,
-    trays: Annotated[int, typer.Option(help="stop after this many trays", min=1)] = 100,
+    trays: Annotated[Optional[int], typer.Option(
+        help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,
     policy: Annotated[str, typer.Option(help="greedy or expert")] = "greedy",
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.0,
                                               help="expert: seconds of lookahead per tray, spent when the board "
                                                    "gets tight (0: none)")] = 0.3,
     board: Annotated[Optional[str], typer.Option(help="starting board (default: empty)")] = None,
+    deals: Annotated[Optional[str], typer.Option(
+        help="a file of the trays to deal, in order, instead of the seeded supply: one tray per line "
+             "(piece ids separated by spaces or commas), or JSON (a list of trays, or {\"trays\": ..., "
+             "\"reserve\": ...}); the game stops when they run out")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Play a seeded game with a policy and report score and trays survived."""
@@ -76,7 +82,13 @@ def play(
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = variant.mode(mode)
     start = board_arg(board) if board else mode_start_board(game_mode, seed)
-    game = new_random_game(variant, seed, start, game_mode.tokens)
+    if deals is None:
+        game = new_random_game(variant, seed, start, game_mode.tokens)
+        trays = 100 if trays is None else trays
+    else:
+        script = parse_deals(read_text_arg(deals, "--deals"), f"--deals {deals}")
+        trays = script.trays_left if trays is None else min(trays, script.trays_left)
+        game = Game.dealt(variant, script, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
         result = play_game(game, _policy(policy, time_limit, seed), trays, on_tray=lambda g: bar.update(1))
     if json_out:

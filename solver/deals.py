@@ -68,3 +68,53 @@ class ScriptedDeals:
     @property
     def trays_left(self) -> int:
         return len(self._trays) - self._next_tray
+
+
+def parse_deals(text: str, where: str) -> ScriptedDeals:
+    """A fixed deal sequence for endless play (``tenfold play --deals``), so that another engine
+    can be given exactly the same trays. Either JSON, a list of trays or an object with
+    ``trays`` and an optional ``reserve`` (the pieces rerolls and swaps draw, as in a level
+    file), or text with one tray per line, its 1-3 piece ids separated by spaces or commas
+    (blank lines skipped)."""
+    from .errors import FormatError
+    from .pieces import get_piece
+
+    def piece(value, at: str) -> str:
+        try:
+            return get_piece(value).id
+        except RulesError as err:
+            raise FormatError(f"{where}: {at}: {err}") from None
+
+    def tray(items, at: str, item_at) -> list[str]:
+        if not isinstance(items, list) or not 1 <= len(items) <= TRAY_SIZE:
+            raise FormatError(f"{where}: {at}: expected a tray of 1 to {TRAY_SIZE} piece ids, got {items!r}")
+        return [piece(p, item_at(j)) for j, p in enumerate(items)]
+
+    stripped = text.lstrip()
+    if stripped.startswith(("[", "{")):
+        import json
+
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise FormatError(f"{where}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+        reserve_raw: object = []
+        if isinstance(data, dict):
+            if "trays" not in data:
+                raise FormatError(f"{where}: field trays: missing (expected a list of trays)")
+            data, reserve_raw = data["trays"], data.get("reserve", [])
+        if not isinstance(data, list):
+            raise FormatError(f"{where}: field trays: expected a list of trays")
+        if not isinstance(reserve_raw, list):
+            raise FormatError(f"{where}: field reserve: expected a list of piece ids")
+        trays = [tray(t, f"trays[{i}]", lambda j, i=i: f"trays[{i}][{j}]") for i, t in enumerate(data)]
+        reserve = [piece(p, f"reserve[{i}]") for i, p in enumerate(reserve_raw)]
+    else:
+        trays, reserve = [], []
+        for number, line in enumerate(text.splitlines(), start=1):
+            ids = [p for p in line.replace(",", " ").split() if p]
+            if ids:
+                trays.append(tray(ids, f"line {number}", lambda j, n=number: f"line {n}, piece {j + 1}"))
+    if not trays:
+        raise FormatError(f"{where}: no trays (expected at least one)")
+    return ScriptedDeals(trays, reserve)

@@ -234,3 +234,16 @@ def test_play_text_shows_the_halloween_rank():
 
 def test_play_unknown_mode():
     assert_bad_input(runner.invoke(app, ["play", "--rules", "arabic", "--seed", "1", "--mode", "nope"]), "nope")
+
+
+def test_play_deals_file_errors(tmp_path):
+    def play(content, name):
+        return CliRunner().invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals",
+                                        write(tmp_path, name, content)])
+
+    assert_bad_input(play("3x3 1x1\n1x2 Q9\n", "a.txt"), "line 2, piece 2", "'Q9'")
+    assert_bad_input(play("1x1 1x1 1x1 1x1\n", "b.txt"), "line 1", "1 to 3 piece ids")
+    assert_bad_input(play({"trays": [["3x3"], ["1x1", 5]]}, "c.json"), "trays[1][1]", "string")
+    assert_bad_input(play({"tray": [["3x3"]]}, "d.json"), "field trays", "missing")
+    assert_bad_input(play('{"trays": [["3x3"]', "e.json"), "invalid JSON", "line 1")
+    assert_bad_input(play("\n\n", "f.txt"), "no trays")

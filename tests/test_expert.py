@@ -125,6 +125,46 @@ def test_expert_plays_token_variants():
         assert play_game(game, ExpertPolicy(seed=3), 25).trays == 25
 
 
+@pytest.mark.parametrize("policy", ["greedy", "expert"])
+def test_cli_play_deals_file_plays_the_same_game_as_the_seeded_stream(tmp_path, policy):
+    """The seeded stream's first 30 trays, written out as a deals file (text and JSON), give
+    the same game move for move: same score, trays and end."""
+    variant = find_variant("halloween")
+    results = []
+    for seed in (4, 11):
+        deals = RandomDeals(variant, seed)
+        trays = [deals.next_tray() for _ in range(30)]
+        text = tmp_path / f"deals-{seed}.txt"
+        text.write_text("\n".join(" ".join(t) for t in trays) + "\n", encoding="utf-8")
+        as_json = tmp_path / f"deals-{seed}.json"
+        as_json.write_text(json.dumps({"trays": trays}), encoding="utf-8")
+        runs = []
+        for extra in (["--trays", "30"], ["--deals", str(text)], ["--deals", str(as_json)]):
+            out = CliRunner().invoke(app, ["play", "--rules", "halloween", "--seed", str(seed), "--policy",
+                                           policy, "--time-limit", "0", "--json", *extra])
+            assert out.exit_code == 0, out.output
+            data = json.loads(out.output.strip().splitlines()[-1])
+            runs.append((data["score"], data["trays"], data["over"]))
+        assert runs[0] == runs[1] == runs[2]
+        results.append(runs[0])
+    assert results[0] != results[1]
+
+
+def test_cli_play_deals_file_ends_stuck_or_when_the_trays_run_out(tmp_path):
+    # A checkerboard: the 1x1 goes down without clearing, and no 3x3 fits after it.
+    rows = ["".join("#" if (r + c) % 2 == 0 else "." for c in range(10)) for r in range(10)]
+    deals = tmp_path / "deals.txt"
+    deals.write_text("1x1\n3x3\n", encoding="utf-8")
+    base = ["play", "--rules", "halloween", "--seed", "1", "--deals", str(deals), "--json"]
+    out = CliRunner().invoke(app, [*base, "--board", "/".join(rows)])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output.strip().splitlines()[-1])
+    assert (data["trays"], data["over"], data["score"]) == (1, True, 1)
+    out = CliRunner().invoke(app, base)  # an empty board: both trays go down, then the file ends
+    data = json.loads(out.output.strip().splitlines()[-1])
+    assert (data["trays"], data["over"], data["score"]) == (2, False, 10)
+
+
 def test_cli_play_and_hint_expert():
     runner = CliRunner()
     out = runner.invoke(app, ["play", "--rules", "halloween", "--seed", "2", "--trays", "5",
