@@ -15,8 +15,12 @@ bookkeeping:
   spot that clears nothing stands for all such spots of a piece, as in the
   reference);
 - the transposition table is a hash table, one 64-byte cache line per
-  entry, that doubles up to 2^21 entries and then overwrites old ones
-  (forgetting only prunes less).
+  entry, that doubles up to 2^21 entries; once full, a new state replaces
+  the probed entry deepest in the level (latest tray, fewest pieces left
+  in it), whose subtree is the cheapest to search again (forgetting only
+  prunes less). Replacing the last probed entry instead took 2.2-2.5x the
+  time on the hardest 3-tray benchmark levels (10.3 s against 4.6 s, 22.8
+  s against 9.0 s).
 
 One pruning rule is the compiled search's own: two placements in a row
 inside one tray that both clear nothing commute. Placed the other way
@@ -74,6 +78,16 @@ def _hash(a, b, c, d, e, mask):
     h ^= e * np.uint64(0xBF58476D1CE4E5B9)
     h ^= h >> np.uint64(31)
     return np.int64(h & mask)
+
+
+@nb.njit(cache=True, inline="always")
+def _tt_depth(meta):
+    """How far into the level a stored state is (tray index, then pieces placed from that
+    tray): a full table keeps the states with the largest subtrees."""
+    m = meta - np.uint64(1)
+    t_idx = np.int64(m & np.uint64(0xFFFF))
+    left = (m >> np.uint64(16)) & np.uint64(0xFF)
+    return t_idx * 16 - _pop64(left)
 
 
 @nb.njit(cache=True)
@@ -372,6 +386,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
             pruned = False
             slot_h = -1
+            victim = h  # all probed slots taken: replace the entry nearest the leaves
+            victim_depth = -1
             for _p in range(_PROBES):
                 e = tt[h, 4]
                 if e == 0:
@@ -384,12 +400,16 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                         pruned = True
                     slot_h = h
                     break
+                e_depth = _tt_depth(e)
+                if e_depth >= victim_depth:
+                    victim = h
+                    victim_depth = e_depth
                 h = (h + 1) & np.int64(tt_mask)
             if pruned:
                 depth -= 1
                 continue
             if slot_h < 0:
-                slot_h = h  # all probed slots taken: replace the last one
+                slot_h = victim
             elif tt[slot_h, 4] == 0:
                 tt_used += 1
             tt[slot_h, 0] = f_lo
