@@ -61,7 +61,7 @@ def replay(
 @cli_errors
 def play(
     rules: RulesOpt,
-    seed: Annotated[int, typer.Option(help="seed of the deal stream")],
+    seed: Annotated[int, typer.Option(help="seed of the deal stream and of the expert's sampling")],
     mode: Annotated[Optional[str], typer.Option(help="game mode (default: the variant's)")] = None,
     trays: Annotated[Optional[int], typer.Option(
         help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,

@@ -19,7 +19,6 @@ piece (up to its cap) within both the completions count and that emptied
 budget: a small knapsack, solved exactly by a table over the two budgets.
 """
 
-
 from __future__ import annotations
 
 from functools import lru_cache

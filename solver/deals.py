@@ -7,10 +7,12 @@ the same Mersenne Twister stream on every machine and Python version.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 
-from .errors import RulesError
+from .errors import FormatError, RulesError
+from .pieces import get_piece
 from .variants import Variant
 
 TRAY_SIZE = 3
@@ -76,9 +78,6 @@ def parse_deals(text: str, where: str) -> ScriptedDeals:
     ``trays`` and an optional ``reserve`` (the pieces rerolls and swaps draw, as in a level
     file), or text with one tray per line, its 1-3 piece ids separated by spaces or commas
     (blank lines skipped)."""
-    from .errors import FormatError
-    from .pieces import get_piece
-
     def piece(value, at: str) -> str:
         try:
             return get_piece(value).id
@@ -92,8 +91,6 @@ def parse_deals(text: str, where: str) -> ScriptedDeals:
 
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")):
-        import json
-
         try:
             data = json.loads(text)
         except json.JSONDecodeError as err:
