@@ -80,14 +80,21 @@ def _hash(a, b, c, d, e, mask):
     return np.int64(h & mask)
 
 
-@nb.njit(cache=True, inline="always")
-def _tt_depth(meta):
-    """How far into the level a stored state is (tray index, then pieces placed from that
-    tray): a full table keeps the states with the largest subtrees."""
-    m = meta - np.uint64(1)
-    t_idx = np.int64(m & np.uint64(0xFFFF))
-    left = (m >> np.uint64(16)) & np.uint64(0xFF)
-    return t_idx * 16 - _pop64(left)
+@nb.njit(cache=True)
+def _tt_victim(tt, h, tt_mask):
+    """Of the ``_PROBES`` slots from ``h`` (all taken), the one whose state is deepest in the
+    level (tray index, then pieces placed from that tray; the later slot on a tie): a full
+    table keeps the states with the largest subtrees."""
+    victim = h
+    victim_depth = -1
+    for _p in range(_PROBES):
+        m = tt[h, 4] - np.uint64(1)
+        depth = np.int64(m & np.uint64(0xFFFF)) * 16 - _pop64((m >> np.uint64(16)) & np.uint64(0xFF))
+        if depth >= victim_depth:
+            victim = h
+            victim_depth = depth
+        h = (h + 1) & np.int64(tt_mask)
+    return victim
 
 
 @nb.njit(cache=True)
@@ -386,8 +393,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
             pruned = False
             slot_h = -1
-            victim = h  # all probed slots taken: replace the entry nearest the leaves
-            victim_depth = -1
+            first = h
             for _p in range(_PROBES):
                 e = tt[h, 4]
                 if e == 0:
@@ -400,16 +406,12 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                         pruned = True
                     slot_h = h
                     break
-                e_depth = _tt_depth(e)
-                if e_depth >= victim_depth:
-                    victim = h
-                    victim_depth = e_depth
                 h = (h + 1) & np.int64(tt_mask)
             if pruned:
                 depth -= 1
                 continue
-            if slot_h < 0:
-                slot_h = victim
+            if slot_h < 0:  # every probed slot taken: replace the entry nearest the leaves
+                slot_h = _tt_victim(tt, first, tt_mask)
             elif tt[slot_h, 4] == 0:
                 tt_used += 1
             tt[slot_h, 0] = f_lo
@@ -639,7 +641,6 @@ class _Tables:
                 self.rem_n[t, left] = len(pieces)
                 self.rem_cells[t, left, 1:len(sizes) + 1] = np.cumsum(sizes, dtype=np.int64)
                 self.rem_caps[t, left, :len(caps)] = caps
-
 
     def _events(self, variant, trays, stones) -> None:
         """``ev[t - ev_from, left]``: ``bounds.events_bound``'s table for the pieces still to come

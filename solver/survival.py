@@ -80,8 +80,6 @@ def _fits(o_lo, o_hi, s_lo, s_hi, a, b):
 
 
 _PERMS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int64)
-
-
 _NO_TOUCH = np.zeros((1, 1, 1), dtype=np.int64)  # _settle scans every zone (full_scan)
 
 
