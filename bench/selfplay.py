@@ -1,11 +1,16 @@
 """Self-play benchmark: seeded games per variant, capped, with the greedy or expert policy.
 
-    .venv/bin/python bench/selfplay.py [--games 20] [--cap 2000] [--policy expert]
+    .venv/bin/python bench/selfplay.py [--games 20] [--cap 2000] [--policy expert|greedy|both]
         [--time-limit 0.3] [--seed 2026] [--only halloween,sultan] [--json out.json]
         [--fixed-rounds] [--weights '{"hard_blocked": -40}'] [--expert '{"samples": 32}']
 
 Configurations: halloween (endless), arabic (standard), sudoku (classic) and
-sultan (arabic, Sultan's Labyrinth: 3 tokens and 4 stones on seeded cells).
+sultan (arabic, Sultan's Labyrinth: 3 tokens and 4 stones on seeded cells);
+also any ``variant:mode`` (e.g. ``arabic:speed``), and ``every-mode`` for
+every mode of every variant. ``--policy both`` plays each configuration with
+the expert and then with greedy on the same seeds, e.g. the check that the
+expert survives 200 trays everywhere and greedy does not:
+``bench/selfplay.py --only every-mode --games 3 --cap 200 --policy both``.
 Game ``g`` of a configuration deals from seed ``seed + g``. Reports trays
 survived (median, min, how many reached the cap), final score (median) and
 milliseconds per tray (median and p99 over every tray played).
@@ -50,10 +55,29 @@ def make_policy(name: str, time_limit: float, seed: int, fixed_rounds: bool = Fa
     return POLICIES[name]
 
 
+def resolve_config(config: str) -> tuple[str, str]:
+    """(variant, mode) of a configuration name: a named one, or ``variant:mode``."""
+    if config in CONFIGS:
+        return CONFIGS[config]
+    variant_name, _, mode_name = config.partition(":")
+    mode = find_variant(variant_name).mode(mode_name or None)  # a RulesError names what is wrong
+    return variant_name, mode.name
+
+
+def expand_configs(only: str) -> list[str]:
+    names = []
+    for config in only.split(","):
+        if config == "every-mode":
+            names += [f"{v}:{m}" for v in ("halloween", "arabic", "sudoku") for m in find_variant(v).modes]
+        else:
+            names.append(config)
+    return names
+
+
 def run_config(config: str, games: int, cap: int, policy: str, time_limit: float, seed: int,
                progress: bool = True, fixed_rounds: bool = False, overrides: dict | None = None,
                options: dict | None = None) -> dict:
-    variant_name, mode_name = CONFIGS[config]
+    variant_name, mode_name = resolve_config(config)
     variant = find_variant(variant_name)
     weights = None
     if overrides:
@@ -94,7 +118,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--cap", type=int, default=2000)
-    parser.add_argument("--policy", default="expert", choices=("greedy", "expert"))
+    parser.add_argument("--policy", default="expert", choices=("greedy", "expert", "both"))
     parser.add_argument("--time-limit", type=float, default=0.3,
                         help="expert lookahead seconds per tray, spent only when the board gets tight")
     parser.add_argument("--seed", type=int, default=2026)
@@ -111,14 +135,22 @@ def main() -> None:
     args = parser.parse_args()
     overrides = json.loads(args.weights) if args.weights else None
     options = json.loads(args.expert) if args.expert else None
+    configs = expand_configs(args.only)
+    for config in configs:  # a bad name stops before any game is played
+        try:
+            resolve_config(config)
+        except ValueError as exc:
+            parser.error(f"--only {config!r}: {exc} (or one of {', '.join(CONFIGS)}, every-mode)")
     print(f"self-play  policy={args.policy}  time-limit={args.time_limit}s  games={args.games}  "
           f"cap={args.cap}  seed={args.seed}  machine: {machine()}")
     results = []
-    for config in args.only.split(","):
-        r = run_config(config, args.games, args.cap, args.policy, args.time_limit, args.seed,
+    policies = ("expert", "greedy") if args.policy == "both" else (args.policy,)
+    for config, policy in [(c, p) for c in configs for p in policies]:
+        r = run_config(config, args.games, args.cap, policy, args.time_limit, args.seed,
                        fixed_rounds=args.fixed_rounds, overrides=overrides, options=options)
         results.append(r)
-        print(f"{config:<10} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "
+        label = config if len(policies) == 1 else f"{config} {policy}"
+        print(f"{label:<10} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "
               f"at cap {r['reached_cap']}/{r['games']}  score median {r['score_median']:9.0f}  "
               f"ms/tray median {r['ms_per_tray_median']:7.2f}  p99 {r['ms_per_tray_p99']:8.2f}", flush=True)
     if args.json_out:
