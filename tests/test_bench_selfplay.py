@@ -46,3 +46,39 @@ def test_unknown_configuration_exits_2_before_playing(bad, named):
     assert run.returncode == 2
     assert named in run.stderr and repr(bad) in run.stderr
     assert "self-play" not in run.stdout and "Traceback" not in run.stderr
+
+
+def test_risk_summary_sums_the_chances():
+    r = selfplay.risk_summary([0.1, 0.0, 0.3, 0.0])
+    assert r["risk_per_1000"] == pytest.approx(100.0)  # 1000 * 0.4 / 4
+    assert r["risk_worst_1pct_share"] == pytest.approx(0.75)  # the worst one of four: 0.3 of 0.4
+    assert selfplay.risk_summary([0.0, 0.0]) == {"risk_per_1000": 0.0, "risk_worst_1pct_share": 0.0}
+
+
+def test_stuck_chance_covers_the_tray_that_ended_each_greedy_game():
+    """Greedy games, snapshotted after every tray as the risk measure is: wherever the tray
+    that ended a game cannot be placed at all (the rules engine's tray search), the board it
+    was dealt on had at least that tray's chance of an unplaceable deal, so the measure sees
+    every such game over coming."""
+    from solver.policy import greedy
+    from solver.selfplay import new_random_game, play_game
+    from solver.survival import tray_shapes
+    from solver.engine import Game, Streak
+    from solver.tray import TraySearch
+
+    variant = VARIANTS["halloween"]
+    chance_of = {tuple(sorted(shapes)): p for shapes, p in tray_shapes(variant)}
+    ended = 0
+    for seed in range(40):
+        game = new_random_game(variant, seed)
+        snaps = [(game.board, list(game.tray))]
+        result = play_game(game, greedy, 300, on_tray=lambda g: snaps.append((g.board, list(g.tray))))
+        board, tray = snaps[-1]  # the fatal tray as dealt, on the board it was dealt on
+        if not result.over or TraySearch(variant, board).placeable(tray) is not None:
+            continue  # greedy also dies on trays a better order would have placed
+        ended += 1
+        start = Game(variant, board, Streak(), 0, tray, None)
+        assert selfplay.stuck_chance(start) >= chance_of[tuple(sorted(tray))] - 1e-12 > 0
+        if ended == 8:
+            break
+    assert ended == 8
