@@ -23,10 +23,11 @@ tray dealt cannot be placed on the board (``solver.survival``), and reports
 the sum per 1,000 trays. Without tokens, and with a policy that places
 every tray that can be placed (the expert plans the whole tray), each tray
 ends the game with exactly that chance, so the sum's expectation is the
-expected number of game overs: the same quantity as counting them, with far less noise, so a
-probe can be judged on a few thousand trays instead of a 40,000-tray run.
-The sum counts only the positions the policy reached; the share of it from
-the worst 1 % of them shows how concentrated the danger is.
+expected number of game overs: the same quantity as counting them, with
+far less noise, so a probe can be judged on a few thousand trays instead
+of a 40,000-tray run. Only trays that get dealt count (not the one after
+the cap). The share of the sum from the worst 1 % of the positions shows
+how concentrated the danger is.
 """
 
 from __future__ import annotations
@@ -102,11 +103,12 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
         game_seed = seed + g
         game = new_random_game(variant, game_seed, mode_start_board(mode, game_seed), mode.tokens)
         last = [time.perf_counter()]
+        first = len(chances)
 
         def on_tray(game, last=last):
             now = time.perf_counter()
             tray_ms.append(1000 * (now - last[0]))
-            if risk:
+            if risk and game.turns_completed < cap:  # the next tray is dealt
                 chances.append(stuck_chance(game))
             last[0] = time.perf_counter()  # the risk measurement is not the policy's time
 
@@ -114,7 +116,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
                            on_tray=on_tray)
         trays.append(result.trays)
         scores.append(result.score)
-        game_risk.append(sum(chances) - sum(game_risk))
+        game_risk.append(sum(chances[first:]))
         if progress:
             print(f"  {config} seed {game_seed}: {result.trays} trays, score {result.score}, "
                   f"{result.ms_per_tray:.1f} ms/tray{' (game over)' if result.over else ''}", flush=True)
