@@ -1,4 +1,4 @@
-"""bench/selfplay.py's configuration names: the named ones, ``variant:mode`` and ``every-mode``."""
+"""bench/selfplay.py: its configuration names (the named ones, ``variant:mode``, ``every-mode``) and its risk measure."""
 
 from __future__ import annotations
 
