@@ -1,4 +1,5 @@
-"""bench/selfplay.py: its configuration names (the named ones, ``variant:mode``, ``every-mode``) and its risk measure."""
+"""bench/selfplay.py: its configuration names (the named ones, ``variant:mode``,
+``every-mode``) and its risk measure."""
 
 from __future__ import annotations
 
