@@ -1,13 +1,17 @@
 """Tune the evaluation weights (solver/weights.json) by self-play survival: a seeded coordinate search.
 
     .venv/bin/python bench/tune.py [--variants halloween,arabic,sudoku] [--seeds 4] [--cap 200]
-        [--fill 0.0] [--passes 1] [--seed 7] [--only-keys points,roughness] [--write]
+        [--fill 0.0] [--passes 1] [--seed 7] [--only-keys points,roughness] [--objective risk] [--write]
 
 Objective for a weight vector: mean trays survived by the 1-ply expert (no
 lookahead: cheap and deterministic) over ``--seeds`` games, each from the
 mode's start board (plus random tiles when ``--fill`` > 0, which makes
 games end sooner), capped at ``--cap`` trays; ties are broken by mean
-score. (A first run from 55%-full starts, cap 80, mostly moved score, not
+score. ``--objective risk`` ranks by the expected game overs per 1,000 trays
+instead (the exact next-tray chances summed, ``bench/selfplay.py --risk``),
+the measure to tune Halloween on: its 1-ply expert rarely ends a game
+within a few hundred trays, so trays survived barely tell weights apart.
+(A first run from 55%-full starts, cap 80, mostly moved score, not
 survival: survival from such starts is decided by the start board.) Arabic is tuned on Sultan's Labyrinth (4 seeded stones,
 3 tokens), its hardest mode; the others on their default mode. Every
 candidate plays the same seeds (common random numbers).
@@ -35,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from common import machine  # noqa: E402
+from selfplay import risk_summary, stuck_chance  # noqa: E402
 
 from solver.board import Board  # noqa: E402
 from solver.evaluate import FEATURES, WEIGHTS_FILE, load_weights  # noqa: E402
@@ -58,13 +63,25 @@ def hard_start(variant, mode, seed: int, fill: float) -> Board:
     return Board(filled, stones, 0)
 
 
-def objective(variant, mode, weights: dict, seeds: list[int], cap: int, fill: float) -> tuple[float, float]:
-    trays, scores = [], []
+def objective(variant, mode, weights: dict, seeds: list[int], cap: int, fill: float,
+              measure: str = "trays") -> tuple[float, float]:
+    """Higher is better. ``trays``: (mean trays survived, mean score). ``risk``: (minus the
+    expected game overs per 1,000 trays, mean trays survived), the expectation being the
+    exact chance of an unplaceable next tray summed over the positions reached
+    (bench/selfplay.py ``--risk``): far less noisy than counting the games that end."""
+    trays, scores, chances = [], [], []
+
+    def on_tray(game):
+        if measure == "risk" and game.turns_completed < cap:
+            chances.append(stuck_chance(game))
+
     for seed in seeds:
         game = new_random_game(variant, seed, hard_start(variant, mode, seed, fill), mode.tokens)
-        result = play_game(game, ExpertPolicy(time_limit=0.0, seed=seed, weights=weights), cap)
+        result = play_game(game, ExpertPolicy(time_limit=0.0, seed=seed, weights=weights), cap, on_tray=on_tray)
         trays.append(result.trays)
         scores.append(result.score)
+    if measure == "risk":
+        return 0.0 - risk_summary(chances)["risk_per_1000"], statistics.mean(trays)  # no "-0.0" in the log
     return statistics.mean(trays), statistics.mean(scores)
 
 
@@ -73,7 +90,7 @@ def tune(name: str, args, log: list) -> dict:
     mode = variant.mode(MODES[name])
     seeds = [args.seed * 1000 + i for i in range(args.seeds)]
     best = load_weights(variant)
-    best_obj = objective(variant, mode, best, seeds, args.cap, args.fill)
+    best_obj = objective(variant, mode, best, seeds, args.cap, args.fill, args.objective)
     print(f"{name}: start {best_obj}", flush=True)
     log.append({"variant": name, "weights": dict(best), "objective": best_obj})
     step = args.step
@@ -85,7 +102,7 @@ def tune(name: str, args, log: list) -> dict:
                 trial = dict(best)
                 trial[key] = best[key] * (1 + sign * step) if best[key] else sign * 0.5
                 t0 = time.perf_counter()
-                obj = objective(variant, mode, trial, seeds, args.cap, args.fill)
+                obj = objective(variant, mode, trial, seeds, args.cap, args.fill, args.objective)
                 log.append({"variant": name, "change": key, "value": trial[key], "objective": obj,
                             "seconds": round(time.perf_counter() - t0, 1)})
                 if obj > best_obj:
@@ -106,6 +123,9 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=1)
     parser.add_argument("--step", type=float, default=0.5)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--objective", choices=("trays", "risk"), default="trays",
+                        help="trays: mean trays survived, then score; risk: fewest expected game overs "
+                             "per 1,000 trays (bench/selfplay.py --risk), then trays")
     parser.add_argument("--only-keys", default="", help="comma-separated weights to search (default: all)")
     parser.add_argument("--write", action="store_true", help="update solver/weights.json")
     args = parser.parse_args()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -83,3 +84,20 @@ def test_stuck_chance_covers_the_tray_that_ended_each_greedy_game():
         if ended == 8:
             break
     assert ended == 8
+
+
+def test_tuner_risk_objective_is_the_self_play_risk_of_the_same_games():
+    """bench/tune.py --objective risk plays its own games (1-ply expert, its own loop); on the
+    same seeds and weights they are bench/selfplay.py's games, and the risk agrees."""
+    import tune
+
+    from solver.evaluate import load_weights
+
+    variant = VARIANTS["halloween"]
+    weights = load_weights(variant)
+    risk, trays = tune.objective(variant, variant.mode("endless"), weights, [7, 8], 60, 0.0, "risk")
+    played = selfplay.run_config("halloween", 2, 60, "expert", 0.0, 7, progress=False, overrides=weights,
+                                 risk=True)
+    assert risk == -played["risk_per_1000"] and trays == statistics.mean(played["trays"])
+    assert risk < 0  # 120 trays do reach boards with some danger
+    assert tune.objective(variant, variant.mode("endless"), weights, [7, 8], 60, 0.0)[0] == trays
