@@ -46,9 +46,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine  # noqa: E402
 
+from solver.enumerate_jit import split  # noqa: E402
 from solver.policy import POLICIES  # noqa: E402
 from solver.selfplay import mode_start_board, new_random_game, play_game  # noqa: E402
-from solver.variants import find_variant  # noqa: E402
+from solver.survival import death_chance  # noqa: E402
+from solver.variants import VARIANTS, find_variant  # noqa: E402
 
 CONFIGS = {  # name -> (variant, mode)
     "halloween": ("halloween", "endless"),
@@ -81,7 +83,7 @@ def expand_configs(only: str) -> list[str]:
     names = []
     for config in only.split(","):
         if config == "every-mode":
-            names += [f"{v}:{m}" for v in ("halloween", "arabic", "sudoku") for m in find_variant(v).modes]
+            names += [f"{v.name}:{m}" for v in VARIANTS.values() for m in v.modes]
         else:
             names.append(config)
     return names
@@ -108,8 +110,8 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
         def on_tray(game, last=last):
             now = time.perf_counter()
             tray_ms.append(1000 * (now - last[0]))
-            if risk and game.turns_completed < cap:  # the next tray is dealt
-                chances.append(stuck_chance(game))
+            if risk:
+                record_risk(game, cap, chances)
             last[0] = time.perf_counter()  # the risk measurement is not the policy's time
 
         result = play_game(game, make_policy(policy, time_limit, game_seed, fixed_rounds, weights, options), cap,
@@ -132,11 +134,14 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
     }
 
 
+def record_risk(game, cap: int, chances: list[float]) -> None:
+    """After a tray: the chance that the next one cannot be placed, when it will be dealt."""
+    if game.turns_completed < cap:
+        chances.append(stuck_chance(game))
+
+
 def stuck_chance(game) -> float:
     """The exact chance that the next tray dealt from the supply cannot be placed on this board."""
-    from solver.enumerate_jit import split
-    from solver.survival import death_chance
-
     lo, hi = split(game.board.filled)
     return float(death_chance(game.variant, np.array([lo], np.uint64), np.array([hi], np.uint64),
                               game.board.stones)[0])

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from common import machine  # noqa: E402
-from selfplay import risk_summary, stuck_chance  # noqa: E402
+from selfplay import record_risk, risk_summary  # noqa: E402
 
 from solver.board import Board  # noqa: E402
 from solver.evaluate import FEATURES, WEIGHTS_FILE, load_weights  # noqa: E402
@@ -71,10 +71,7 @@ def objective(variant, mode, weights: dict, seeds: list[int], cap: int, fill: fl
     (bench/selfplay.py ``--risk``): far less noisy than counting the games that end."""
     trays, scores, chances = [], [], []
 
-    def on_tray(game):
-        if measure == "risk" and game.turns_completed < cap:
-            chances.append(stuck_chance(game))
-
+    on_tray = (lambda game: record_risk(game, cap, chances)) if measure == "risk" else None
     for seed in seeds:
         game = new_random_game(variant, seed, hard_start(variant, mode, seed, fill), mode.tokens)
         result = play_game(game, ExpertPolicy(time_limit=0.0, seed=seed, weights=weights), cap, on_tray=on_tray)
