@@ -27,7 +27,7 @@ Measured (bench/tune_results.json, ``manual``): Halloween, 20 games at the
 stratified, 14/20 plain with the leaf hazard, 15/20 stratified with the
 leaf hazard (shortest game 1,365 trays instead of 232); the differences are
 within the noise of 20 games. Sudoku: 20/20 either way. Each variant's
-default is the measured one (``LOOKAHEAD_DEFAULTS``): Arabic, whose
+default is the measured one (``VARIANT_DEFAULTS``): Arabic, whose
 Sultan's Labyrinth figure was measured with plain sampling, keeps it.
 
 Survival term (``survival``, ``solver.survival``): the best ``survival``
@@ -41,12 +41,23 @@ have been avoided one tray earlier (some end state of the tray before let
 the fatal tray go down, checked by exhaustive search), and the state chosen
 there lost to 0.2-5 % of the next trays, the best other one to as few or
 fewer (none, on three of them), a difference 16 sampled trays cannot see.
-Measured (``manual`` log): from three trays before, 6 of 7 such deaths are
-avoided, but over the 20 benchmark games (``--expert '{"survival": 32,
-"survival_death": -20000}'``) 16/20 reach the cap against the default's
-15/20, with other games ending (shortest 292 trays) at about six times the
-time per tray (median 38 ms), so the term is off by default and left for
-probes.
+
+Halloween's defaults (``VARIANT_DEFAULTS``): the survival term on the 32
+best end states at a death cost of -20,000, and a stronger lookahead, 48
+rounds on 8 candidates (16 on 6 elsewhere). Judged by ``bench/selfplay.py
+--risk`` (the exact chance of an unplaceable next tray after every tray,
+summed: the expected number of game overs). On the 20 benchmark games
+(2,000-tray cap, fixed rounds): 19/20 at the cap (15/20 before; seed 2042
+ended at 742 trays), 3.04 expected game overs in 38,742 trays, 0.079 per
+1,000 against 0.126 before. The 8-game probe that picked it had shown
+0.024 against 0.124 (the survival term alone: 0.110): most of the risk
+sits in rare stretches where every end state is risky (94 % in the worst
+1 % of positions), so 8,000 trays overstate a gain. The stronger
+lookahead without the term was not measured. The price is time: about
+175 ms a tray on average with fixed rounds (median about 30 ms: the
+lookahead runs only when the board is tight; p99 about 2 s), so with the
+clock (0.3 s a tray by default) the lookahead stops early on the tightest
+boards.
 
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
 the single rotate or remove whose tray then has the best value, else a
@@ -78,11 +89,21 @@ from .tray import TraySearch
 from .variants import Variant
 
 STAGE_TWO = 256  # end states re-scored with the connected-areas feature
-# (stratified, leaf_hazard) per variant: a variant gets the stratified lookahead with the leaf
-# hazard once self-play has measured it (bench/tune_results.json, ``manual``): Halloween 15/20 at
-# the 2,000-tray cap (14/20 plain), Sudoku 20/20 (as plain). Arabic keeps plain sampling, the
-# policy its Sultan's Labyrinth figure (20 games, median 1,570 trays) was measured with.
-LOOKAHEAD_DEFAULTS = {"halloween": (True, True), "sudoku": (True, True)}
+# The search options, and each variant's own values where self-play measured them
+# (bench/tune_results.json, ``manual``); an option given to ExpertPolicy wins over both.
+# - stratified lookahead with the leaf hazard: Halloween 15/20 at the 2,000-tray cap (14/20
+#   plain), Sudoku 20/20 (as plain). Arabic keeps plain sampling, the policy its Sultan's
+#   Labyrinth figure (20 games, median 1,570 trays) was measured with.
+# - Halloween's stronger lookahead (48 rounds, 8 candidates) with the survival term on the 32
+#   best end states (death cost -20,000): 19/20 at the 2,000-tray cap (15/20 before), 0.079
+#   expected game overs per 1,000 trays against 0.126 (see the module docstring).
+OPTION_DEFAULTS = {"samples": 16, "candidates": 6, "stratified": False, "leaf_hazard": False,
+                   "survival": 0, "survival_death": None}
+VARIANT_DEFAULTS = {
+    "halloween": {"stratified": True, "leaf_hazard": True, "samples": 48, "candidates": 8,
+                  "survival": 32, "survival_death": -20000.0},
+    "sudoku": {"stratified": True, "leaf_hazard": True},
+}
 
 
 def state_key(game: Game) -> tuple:
@@ -102,19 +123,17 @@ class Decision:
 
 
 class ExpertPolicy:
-    def __init__(self, time_limit: float = 0.3, seed: int = 0, samples: int = 16,
-                 candidates: int = 6, weights: dict[str, float] | None = None,
+    def __init__(self, time_limit: float = 0.3, seed: int = 0, samples: int | None = None,
+                 candidates: int | None = None, weights: dict[str, float] | None = None,
                  keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0,
                  tight_empty: int = 60, clock: bool = True, stratified: bool | None = None,
-                 leaf_hazard: bool | None = None, survival: int = 0,
+                 leaf_hazard: bool | None = None, survival: int | None = None,
                  survival_death: float | None = None):
         self.time_limit = time_limit  # seconds per tray for the lookahead (when in danger); 0 = none
         # clock=False: every lookahead runs all its rounds on all its candidates, whatever the time,
         # so a seeded game is the same on any machine and under any load (benchmarks, tuning).
         self.clock = clock
         self.seed = seed
-        self.samples = samples
-        self.candidates = candidates
         self.weights = weights
         self.keep_tokens = keep_tokens
         self.danger_only = danger_only  # look ahead only when the board is getting tight
@@ -122,17 +141,18 @@ class ExpertPolicy:
         # a dead end before the lookahead started), a hard piece blocked, or isolated cells
         self.tight_empty = tight_empty
         self.death = death
+        # Left None, these take the variant's measured value (VARIANT_DEFAULTS, OPTION_DEFAULTS).
+        # samples: lookahead rounds; candidates: end states looked ahead from;
         # stratified: next trays stratified by bulky pieces (solver.lookahead), else plain supply draws;
         # leaf_hazard: lookahead leaves also pay death x the chance that the tray after holds a
-        # blocked hard piece. None: the variant's measured default (LOOKAHEAD_DEFAULTS)
-        self.stratified = stratified
-        self.leaf_hazard = leaf_hazard
+        # blocked hard piece;
         # survival: the best this many end states (by evaluation) also pay ``survival_death``
-        # (default ``death``) times the exact chance that the next tray cannot be placed
-        # (solver.survival); 0 = off, the default (measured: no clear gain, see the docstring).
-        # Games without tokens only: with one, a stuck tray is rescued.
-        self.survival = survival
-        self.survival_death = survival_death
+        # (None: ``death``) times the exact chance that the next tray cannot be placed
+        # (solver.survival); 0 = off. Games without tokens only: with one, a stuck tray is rescued.
+        self._given = {name: value for name, value in (
+            ("samples", samples), ("candidates", candidates), ("stratified", stratified),
+            ("leaf_hazard", leaf_hazard), ("survival", survival), ("survival_death", survival_death))
+            if value is not None}
         self._plan: dict[tuple, Move] = {}
         self._weights: dict[str, dict[str, float]] = {}
 
@@ -146,11 +166,15 @@ class ExpertPolicy:
         self._plan = _plan_keys(game, decision.moves)
         return decision.moves[0] if decision.moves else None
 
+    def option(self, name: str, variant: Variant):
+        """A search option for this variant: the one given, else the variant's measured default."""
+        if name in self._given:
+            return self._given[name]
+        return VARIANT_DEFAULTS.get(variant.name, {}).get(name, OPTION_DEFAULTS[name])
+
     def lookahead_options(self, variant: Variant) -> tuple[bool, bool]:
-        """(stratified, leaf_hazard) for this variant: the options given, else its measured default."""
-        stratified, leaf_hazard = LOOKAHEAD_DEFAULTS.get(variant.name, (False, False))
-        return (stratified if self.stratified is None else self.stratified,
-                leaf_hazard if self.leaf_hazard is None else self.leaf_hazard)
+        """(stratified, leaf_hazard) for this variant."""
+        return self.option("stratified", variant), self.option("leaf_hazard", variant)
 
     # -- planning ------------------------------------------------------------
     def weights_for(self, variant: Variant) -> dict[str, float]:
@@ -177,7 +201,7 @@ class ExpertPolicy:
             return Decision(self._rescue(game), None, 0, 0, 0)
         order, values = self._values(states, board.stones)
         chances = None  # with the survival term: death chances of order[:len(chances)]
-        if self.survival and game.tokens == 0:
+        if self.option("survival", variant) and game.tokens == 0:
             order, values, chances = self._with_survival(states, order, values, board.stones)
         self._root_cost = time.perf_counter() - start  # a guess at what one lookahead tray costs
         if game.tokens > self.keep_tokens and "rotate" in variant.token_kinds:
@@ -214,8 +238,9 @@ class ExpertPolicy:
         rank = np.lexsort((top, -full))
         return top[rank], full[rank]
 
-    def _survival_death(self) -> float:
-        return self.death if self.survival_death is None else self.survival_death
+    def _survival_death(self, variant: Variant) -> float:
+        cost = self.option("survival_death", variant)
+        return self.death if cost is None else cost
 
     def _with_survival(self, states, order, values, stones: int):
         """The best ``survival`` states re-valued with the death cost times their exact chance of
@@ -224,10 +249,11 @@ class ExpertPolicy:
         candidates or the re-valued ones, whichever is more, so the lookahead reuses them."""
         from .survival import death_chance
 
-        k = min(self.survival, len(order))
-        n = min(max(k, self.candidates), len(order))
-        chances = death_chance(states.variant, states.lo[order[:n]], states.hi[order[:n]], stones)
-        valued = values[:k] + self._survival_death() * chances[:k]
+        variant = states.variant
+        k = min(self.option("survival", variant), len(order))
+        n = min(max(k, self.option("candidates", variant)), len(order))
+        chances = death_chance(variant, states.lo[order[:n]], states.hi[order[:n]], stones)
+        valued = values[:k] + self._survival_death(variant) * chances[:k]
         rank = np.concatenate([np.lexsort((np.arange(k), -valued)), np.arange(k, n)])
         return (np.concatenate([order[:n][rank], order[n:]]),
                 np.concatenate([valued[rank[:k]], values[k:]]), chances[rank])
@@ -249,13 +275,14 @@ class ExpertPolicy:
         if self.clock:
             affordable = int((deadline - time.perf_counter()) / (1.5 * self._root_cost + 1e-4))
         else:
-            affordable, deadline = self.candidates, math.inf
-        picks = list(order[: min(self.candidates, affordable)])
+            affordable, deadline = self.option("candidates", variant), math.inf
+        picks = list(order[: min(self.option("candidates", variant), affordable)])
         if len(picks) < 2:
             return order[0], values[0], 0, 1
         stratified, leaf_hazard = self.lookahead_options(variant)
         rng = random.Random(_position_seed(self.seed, game))
-        sampler = (StratifiedTrays if stratified else PlainTrays)(variant, rng.randrange(1 << 62), self.samples)
+        sampler = (StratifiedTrays if stratified else PlainTrays)(variant, rng.randrange(1 << 62),
+                                                                  self.option("samples", variant))
         death = self.death if game.tokens == 0 else self.death / 4
         # with the survival term, a sampled tray that does not fit counts 0 and each candidate pays
         # the exact chance of such a tray instead: the same expectation without the sampling noise
@@ -290,7 +317,7 @@ class ExpertPolicy:
         base = states.points[picks] * weights["points"]
         score = base + sampler.estimate(sums, counts)
         if chances is not None:
-            score = score + self._survival_death() * chances[:len(picks)]
+            score = score + self._survival_death(variant) * chances[:len(picks)]
         best = int(np.argmax(score))
         return picks[best], score[best], rounds, len(picks)
 

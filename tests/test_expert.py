@@ -310,7 +310,8 @@ def test_lookahead_decision_depends_only_on_seed_and_position():
         game = Game(variant, board, Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
         decisions.append(ExpertPolicy(seed=5, clock=False).decide(game))
     a, b = decisions
-    assert a.rounds == b.rounds == 16 and a.candidates == b.candidates > 1
+    rounds = ExpertPolicy().option("samples", variant)
+    assert a.rounds == b.rounds == rounds and a.candidates == b.candidates > 1
     assert (a.moves, a.value) == (b.moves, b.value)
 
 
@@ -360,3 +361,33 @@ def test_lookahead_defaults_follow_the_measured_variants(name, measured):
     assert default != moves(stratified=not measured, leaf_hazard=not measured)  # the options matter here
     assert ExpertPolicy().lookahead_options(variant) == (measured, measured)
     assert ExpertPolicy(stratified=not measured).lookahead_options(variant) == (not measured, measured)
+
+
+def test_options_given_win_over_the_variant_defaults():
+    from solver.expert import OPTION_DEFAULTS, VARIANT_DEFAULTS, ExpertPolicy
+
+    halloween, arabic = find_variant("halloween"), find_variant("arabic")
+    for name, value in VARIANT_DEFAULTS["halloween"].items():
+        assert ExpertPolicy().option(name, halloween) == value
+        assert ExpertPolicy().option(name, arabic) == OPTION_DEFAULTS[name]
+    assert ExpertPolicy(samples=5, survival=0).option("samples", halloween) == 5
+    assert ExpertPolicy(samples=5, survival=0).option("survival", halloween) == 0
+    assert ExpertPolicy(candidates=2).option("candidates", arabic) == 2
+
+
+def test_halloween_default_expert_carries_the_survival_term():
+    """Left unset, Halloween's survival options are the measured ones: the 1-ply default
+    expert plays as with them given and differs from the expert without the term."""
+    from solver.expert import VARIANT_DEFAULTS, ExpertPolicy
+
+    variant = find_variant("halloween")
+    measured = {k: VARIANT_DEFAULTS["halloween"][k] for k in ("survival", "survival_death")}
+    rng = random.Random("survival-default")
+    differs = 0
+    for n in range(30):
+        filled = sum(1 << c for c in range(100) if rng.random() < 0.55)
+        game = Game(variant, Board(filled, 0, 0), Streak(), 0, RandomDeals(variant, n).next_tray(), None)
+        default = ExpertPolicy(time_limit=0, seed=n).decide(game).moves
+        assert default == ExpertPolicy(time_limit=0, seed=n, **measured).decide(game).moves
+        differs += default != ExpertPolicy(time_limit=0, seed=n, survival=0).decide(game).moves
+    assert differs >= 1

@@ -93,7 +93,7 @@ def test_expert_survival_term_picks_the_safest_of_its_candidates(lookahead):
         states = enumerate_tray_jit(variant, game.board, game.streak, list(game.tray))
         if len(states) == 0:
             continue
-        plain = ExpertPolicy(seed=n, **options)
+        plain = ExpertPolicy(seed=n, survival=0, **options)
         safe = ExpertPolicy(seed=n, survival=16, survival_death=-1e9, **options)
         order, _ = plain._values(states, 0)
         top = order[:16]
