@@ -106,6 +106,9 @@ VARIANT_DEFAULTS = {
 }
 
 
+_KERNELS_LOADED = False  # set by the first decision in the process (see ExpertPolicy.decide)
+
+
 def state_key(game: Game) -> tuple:
     return (game.variant.name, game.board.filled, game.board.stones,
             tuple(sorted(game.tray or ())), game.streak, game.tokens)
@@ -200,10 +203,19 @@ class ExpertPolicy:
         if len(states) == 0:
             return Decision(self._rescue(game), None, 0, 0, 0)
         order, values = self._values(states, board.stones)
+        # a guess at what one lookahead tray costs: the enumeration and its values, not the
+        # survival term below, which a lookahead tray does not repeat; timed again on the
+        # process's first decision, whose first calls also load the compiled kernels
+        self._root_cost = time.perf_counter() - start
+        global _KERNELS_LOADED
+        if not _KERNELS_LOADED:
+            _KERNELS_LOADED = True
+            began = time.perf_counter()
+            self._values(enumerate_tray_jit(variant, board, game.streak, tray), board.stones)
+            self._root_cost = time.perf_counter() - began
         chances = None  # with the survival term: death chances of order[:len(chances)]
         if self.option("survival", variant) and game.tokens == 0:
             order, values, chances = self._with_survival(states, order, values, board.stones)
-        self._root_cost = time.perf_counter() - start  # a guess at what one lookahead tray costs
         if game.tokens > self.keep_tokens and "rotate" in variant.token_kinds:
             turn = self._rotation_gain(game, values[0])
             if turn is not None:

@@ -391,3 +391,55 @@ def test_halloween_default_expert_carries_the_survival_term():
         assert default == ExpertPolicy(time_limit=0, seed=n, **measured).decide(game).moves
         differs += default != ExpertPolicy(time_limit=0, seed=n, survival=0).decide(game).moves
     assert differs >= 1
+
+
+def test_lookahead_budget_guess_leaves_out_the_survival_term(monkeypatch):
+    """The guess at one lookahead tray's cost (which sets how many candidates the clock can
+    afford) is the root enumeration and its values, not the survival term: a lookahead tray
+    does not repeat that term, and counting it (slow on a cold start) left `tenfold hint`
+    with no lookahead round inside its default second."""
+    from solver.expert import ExpertPolicy
+
+    variant = find_variant("halloween")
+    board = parse_board("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
+                        "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
+    game = Game(variant, board, Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
+    policy = ExpertPolicy(time_limit=0, seed=1)
+    real = policy._with_survival
+
+    def slow(*args):
+        time.sleep(1.0)
+        return real(*args)
+
+    monkeypatch.setattr(policy, "_with_survival", slow)
+    policy.decide(game)
+    assert policy._root_cost < 0.5
+
+
+def test_lookahead_budget_guess_leaves_out_the_first_kernel_load(monkeypatch):
+    """A process's first decision also loads the compiled kernels; the guess at one lookahead
+    tray's cost is timed again after that load (here a first enumeration made 1 s slower), so
+    a cold `tenfold hint` still affords its lookahead."""
+    import solver.enumerate_jit
+    import solver.expert
+    from solver.expert import ExpertPolicy
+
+    variant = find_variant("sudoku")
+    board = parse_board("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
+                        "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
+    game = Game(variant, board, Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
+    real, calls = solver.enumerate_jit.enumerate_tray_jit, []
+
+    def cold_first(*args):
+        if not calls:
+            time.sleep(1.0)
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(solver.enumerate_jit, "enumerate_tray_jit", cold_first)
+    monkeypatch.setattr(solver.expert, "_KERNELS_LOADED", False)
+    policy = ExpertPolicy(time_limit=0, seed=1)
+    policy.decide(game)
+    assert policy._root_cost < 0.5 and len(calls) == 2
+    policy.decide(game)  # later decisions are timed once
+    assert len(calls) == 3
