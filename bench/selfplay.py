@@ -15,8 +15,9 @@ Game ``g`` of a configuration deals from seed ``seed + g``. Reports trays
 survived (median, min, how many reached the cap), final score (median) and
 milliseconds per tray (median and p99 over every tray played).
 ``--time-limit 0`` plays the 1-ply expert (no lookahead, the variant's
-other defaults kept: the tuner's policy); ``--weights`` overrides evaluation weights for a probe, ``--expert``
-passes ``ExpertPolicy`` options (e.g. ``death``, ``samples``) for a probe.
+other defaults kept: the tuner's policy); ``--weights`` overrides
+evaluation weights for a probe, ``--expert`` passes ``ExpertPolicy``
+options (e.g. ``death``, ``samples``) for a probe.
 
 ``--risk`` also measures, after every tray, the exact chance that the next
 tray dealt cannot be placed on the board (``solver.survival``), and reports

@@ -4,12 +4,12 @@
         [--fill 0.0] [--passes 1] [--seed 7] [--only-keys points,roughness] [--objective risk] [--write]
 
 Objective for a weight vector: mean trays survived by the 1-ply expert (no
-lookahead: cheap and deterministic; Halloween's keeps its default survival
-term, ``solver/expert.py`` ``VARIANT_DEFAULTS``, logs before 2026-12-01 had
-none) over ``--seeds`` games, each from the
+lookahead: cheap and deterministic) over ``--seeds`` games, each from the
 mode's start board (plus random tiles when ``--fill`` > 0, which makes
 games end sooner), capped at ``--cap`` trays; ties are broken by mean
-score. ``--objective risk`` ranks by the expected game overs per 1,000 trays
+score. The 1-ply expert keeps the variant's other defaults: Halloween's
+survival term (``solver/expert.py`` ``VARIANT_DEFAULTS``; logs before
+2026-12-01 were made without it). ``--objective risk`` ranks by the expected game overs per 1,000 trays
 instead (the exact next-tray chances summed, ``bench/selfplay.py --risk``),
 the measure to tune Halloween on: its 1-ply expert rarely ends a game
 within a few hundred trays, so trays survived barely tell weights apart.

@@ -284,11 +284,12 @@ class ExpertPolicy:
         variant = game.variant
         weights = self.weights_for(variant)
         # as many candidates as one round can afford, so that at least one round completes
+        candidates = self.option("candidates", variant)
         if self.clock:
             affordable = int((deadline - time.perf_counter()) / (1.5 * self._root_cost + 1e-4))
         else:
-            affordable, deadline = self.option("candidates", variant), math.inf
-        picks = list(order[: min(self.option("candidates", variant), affordable)])
+            affordable, deadline = candidates, math.inf
+        picks = list(order[: min(candidates, affordable)])
         if len(picks) < 2:
             return order[0], values[0], 0, 1
         stratified, leaf_hazard = self.lookahead_options(variant)

@@ -24,6 +24,10 @@ from solver.policy import POLICIES, greedy
 from solver.selfplay import new_random_game, play_game
 from solver.variants import VARIANTS, find_variant
 
+# a tight Halloween board where the expert looks ahead
+TIGHT_BOARD = ("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
+               "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
+
 
 @pytest.mark.parametrize("name", ("halloween", "arabic", "sudoku"))
 def test_feature_kernel_matches_reference(name):
@@ -303,8 +307,7 @@ def test_lookahead_decision_depends_only_on_seed_and_position():
     """Fixed rounds: two policies with the same seed take the same plan with the same value
     on a tight board, every round complete; the sampled trays are the position's."""
     variant = find_variant("halloween")
-    board = parse_board("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
-                        "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
+    board = parse_board(TIGHT_BOARD)
     decisions = []
     for _ in range(2):
         game = Game(variant, board, Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
@@ -401,8 +404,7 @@ def test_lookahead_budget_guess_leaves_out_the_survival_term(monkeypatch):
     from solver.expert import ExpertPolicy
 
     variant = find_variant("halloween")
-    board = parse_board("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
-                        "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
+    board = parse_board(TIGHT_BOARD)
     game = Game(variant, board, Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
     policy = ExpertPolicy(time_limit=0, seed=1)
     real = policy._with_survival
@@ -425,8 +427,7 @@ def test_lookahead_budget_guess_leaves_out_the_first_kernel_load(monkeypatch):
     from solver.expert import ExpertPolicy
 
     variant = find_variant("sudoku")
-    board = parse_board("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
-                        "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
+    board = parse_board(TIGHT_BOARD)
     game = Game(variant, board, Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
     real, calls = solver.enumerate_jit.enumerate_tray_jit, []
 
