@@ -43,8 +43,9 @@ there lost to 0.2-5 % of the next trays, the best other one to as few or
 fewer (none, on three of them), a difference 16 sampled trays cannot see.
 
 Halloween's defaults (``VARIANT_DEFAULTS``): the survival term on the 32
-best end states at a death cost of -20,000, and a stronger lookahead, 48
-rounds on 8 candidates (16 on 6 elsewhere). Judged by ``bench/selfplay.py
+best end states at a death cost of -20,000, a stronger lookahead, 48
+rounds on 8 candidates (16 on 6 elsewhere), and leaf survival (below).
+The first two, before leaf survival, judged by ``bench/selfplay.py
 --risk`` (the exact chance of an unplaceable next tray after every tray,
 summed: the expected number of game overs). On the 20 benchmark games
 (2,000-tray cap, fixed rounds): 19/20 at the cap (15/20 before; seed 2042
@@ -58,6 +59,29 @@ lookahead without the term was not measured. The price is time: about
 lookahead runs only when the board is tight; p99 about 2 s), so with the
 clock (0.3 s a tray by default) the lookahead stops early on the tightest
 boards.
+
+Leaf survival (``leaf_survival``, Halloween's default 4): the survival term
+one tray deeper. When some lookahead candidate has a nonzero chance of an
+unplaceable next tray (``leaf_survival_gate``), each lookahead leaf (a
+candidate after a sampled tray) is worth the best of its 4 best end states,
+each paying the death cost times its own exact chance; the leaf hazard,
+its approximation, is then left out. A candidate's value then carries the
+expected chance of a game over on the tray after next as well as on the
+next one. With the clock it runs only when the budget affords
+``MIN_DEEP_ROUNDS`` rounds of it, judged by the root's measured costs (a
+deep round costs several plain ones), so play at the default 0.3 s a tray
+mostly keeps the plain leaves (deep on 7 of the 49 decisions that looked
+ahead in a 300-tray game, seed 91; 24 of 55 at 1 s); fixed-rounds play (the benchmarks) always
+runs it when gated open. On the 20 benchmark games (2,000-tray cap, fixed
+rounds): 20/20 at the cap (19/20 without it), 2.36 expected game overs in
+40,000 trays, 0.059 per 1,000 against 0.079; seed 2042, which had ended at
+742 trays, reaches the cap. By that risk the 20/20 is partly luck: 2.36
+expected game overs means 20 games all reach the cap about 9 % of the time
+(exp(-2.36)). It costs about 270 ms a tray on average instead of 175
+(per-game means 246-297 ms; the median stays 28 ms, p99 2.4 s). The 36-tray
+probes of risky stretches that came first are biased towards any change
+(the stretches were picked by the old policy's bad luck: a reseeded old
+policy also escaped most of them) and are not the evidence.
 
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
 the single rotate or remove whose tray then has the best value, else a
@@ -97,16 +121,19 @@ STAGE_TWO = 256  # end states re-scored with the connected-areas feature
 # - Halloween's stronger lookahead (48 rounds, 8 candidates) with the survival term on the 32
 #   best end states (death cost -20,000): 19/20 at the 2,000-tray cap (15/20 before), 0.079
 #   expected game overs per 1,000 trays against 0.126 (see the module docstring).
+# - and leaf survival on 4 end states per lookahead leaf: 20/20, 0.059 per 1,000 trays.
 OPTION_DEFAULTS = {"samples": 16, "candidates": 6, "stratified": False, "leaf_hazard": False,
-                   "survival": 0, "survival_death": None}
+                   "survival": 0, "survival_death": None, "leaf_survival": 0, "leaf_survival_gate": 0.0}
 VARIANT_DEFAULTS = {
     "halloween": {"stratified": True, "leaf_hazard": True, "samples": 48, "candidates": 8,
-                  "survival": 32, "survival_death": -20000.0},
+                  "survival": 32, "survival_death": -20000.0, "leaf_survival": 4},
     "sudoku": {"stratified": True, "leaf_hazard": True},
 }
 
 
+MIN_DEEP_ROUNDS = 12  # with the clock, leaf survival only when this many rounds fit the budget
 _KERNELS_LOADED = False  # set by the first decision in the process (see ExpertPolicy.decide)
+_CHANCE_TABLES_BUILT: set[str] = set()  # variants whose survival term ran once in the process
 
 
 def state_key(game: Game) -> tuple:
@@ -123,6 +150,7 @@ class Decision:
     end_states: int
     rounds: int  # lookahead rounds completed
     candidates: int
+    deep: int = 0  # leaf survival: end states per lookahead leaf scored by their death chance (0: off)
 
 
 class ExpertPolicy:
@@ -131,7 +159,8 @@ class ExpertPolicy:
                  keep_tokens: int = 3, danger_only: bool = True, death: float = -3000.0,
                  tight_empty: int = 60, clock: bool = True, stratified: bool | None = None,
                  leaf_hazard: bool | None = None, survival: int | None = None,
-                 survival_death: float | None = None):
+                 survival_death: float | None = None, leaf_survival: int | None = None,
+                 leaf_survival_gate: float | None = None):
         self.time_limit = time_limit  # seconds per tray for the lookahead (when in danger); 0 = none
         # clock=False: every lookahead runs all its rounds on all its candidates, whatever the time,
         # so a seeded game is the same on any machine and under any load (benchmarks, tuning).
@@ -152,9 +181,14 @@ class ExpertPolicy:
         # survival: the best this many end states (by evaluation) also pay ``survival_death``
         # (None: ``death``) times the exact chance that the next tray cannot be placed
         # (solver.survival); 0 = off. Games without tokens only: with one, a stuck tray is rescued.
+        # leaf_survival: with the survival term, each lookahead leaf (a candidate after a sampled tray)
+        # is worth the best of its this many best end states, each paying ``survival_death`` times
+        # its exact chance of an unplaceable tray after it: the survival term one tray deeper;
+        # 0 = off. leaf_survival_gate: only when some candidate's own chance exceeds this.
         self._given = {name: value for name, value in (
             ("samples", samples), ("candidates", candidates), ("stratified", stratified),
-            ("leaf_hazard", leaf_hazard), ("survival", survival), ("survival_death", survival_death))
+            ("leaf_hazard", leaf_hazard), ("survival", survival), ("survival_death", survival_death),
+            ("leaf_survival", leaf_survival), ("leaf_survival_gate", leaf_survival_gate))
             if value is not None}
         self._plan: dict[tuple, Move] = {}
         self._weights: dict[str, dict[str, float]] = {}
@@ -222,7 +256,8 @@ class ExpertPolicy:
                 return Decision([turn], None, len(states), 0, 0)
         chosen, value, rounds, n_cand = order[0], values[0], 0, 1
         if deadline is not None and (not self.danger_only or self._in_danger(states, order[0], board.stones)):
-            chosen, value, rounds, n_cand = self._lookahead(game, states, order, values, deadline, chances)
+            chosen, value, rounds, n_cand, deep = self._lookahead(game, states, order, values, deadline, chances)
+            return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand, deep)
         return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand)
 
     def _values(self, states, stones: int, death: float = 0.0):
@@ -264,11 +299,26 @@ class ExpertPolicy:
         variant = states.variant
         k = min(self.option("survival", variant), len(order))
         n = min(max(k, self.option("candidates", variant)), len(order))
+        if variant.name not in _CHANCE_TABLES_BUILT:  # the first call builds tables, loads the kernel
+            _CHANCE_TABLES_BUILT.add(variant.name)
+            death_chance(variant, states.lo[order[:1]], states.hi[order[:1]], stones)
+        began = time.perf_counter()
         chances = death_chance(variant, states.lo[order[:n]], states.hi[order[:n]], stones)
+        self._chance_cost = (time.perf_counter() - began) / max(n, 1)  # seconds per board
         valued = values[:k] + self._survival_death(variant) * chances[:k]
         rank = np.concatenate([np.lexsort((np.arange(k), -valued)), np.arange(k, n)])
         return (np.concatenate([order[:n][rank], order[n:]]),
                 np.concatenate([valued[rank[:k]], values[k:]]), chances[rank])
+
+    def _leaf_with_survival(self, states, stones: int, k: int) -> float:
+        """A lookahead leaf's value: the best of its ``k`` best end states, each paying the death
+        cost times its exact chance of an unplaceable next tray (the root's survival term)."""
+        from .survival import death_chance
+
+        order, values = self._values(states, stones)
+        top = order[:k]
+        chances = death_chance(states.variant, states.lo[top], states.hi[top], stones)
+        return float(np.max(values[:len(top)] + self._survival_death(states.variant) * chances))
 
     def _in_danger(self, states, index: int, stones: int) -> bool:
         from .evaluate import FEATURES, features_bulk
@@ -291,12 +341,21 @@ class ExpertPolicy:
             affordable, deadline = candidates, math.inf
         picks = list(order[: min(candidates, affordable)])
         if len(picks) < 2:
-            return order[0], values[0], 0, 1
+            return order[0], values[0], 0, 1, 0
         stratified, leaf_hazard = self.lookahead_options(variant)
         rng = random.Random(_position_seed(self.seed, game))
         sampler = (StratifiedTrays if stratified else PlainTrays)(variant, rng.randrange(1 << 62),
                                                                   self.option("samples", variant))
         death = self.death if game.tokens == 0 else self.death / 4
+        # the survival term one tray deeper, when a candidate is at risk already and (with the
+        # clock) the budget affords MIN_DEEP_ROUNDS rounds of such leaves
+        deep = 0
+        if chances is not None and float(np.max(chances[:len(picks)])) > self.option("leaf_survival_gate", variant):
+            deep = self.option("leaf_survival", variant)
+            if deep and self.clock:
+                per_round = len(picks) * (1.5 * self._root_cost + deep * self._chance_cost)
+                if (deadline - time.perf_counter()) / per_round < MIN_DEEP_ROUNDS:
+                    deep = 0
         # with the survival term, a sampled tray that does not fit counts 0 and each candidate pays
         # the exact chance of such a tray instead: the same expectation without the sampling noise
         stuck = death if chances is None else 0.0
@@ -315,6 +374,8 @@ class ExpertPolicy:
                 nxt = enumerate_tray_jit(variant, board, states.streak(i), tray)
                 if len(nxt) == 0:
                     row[j] = stuck
+                elif deep:
+                    row[j] = self._leaf_with_survival(nxt, game.board.stones, deep)
                 else:
                     _, vals = self._values(nxt, game.board.stones, death if leaf_hazard else 0.0)
                     row[j] = vals[0]
@@ -326,13 +387,13 @@ class ExpertPolicy:
                 continue
             break
         if rounds == 0:
-            return order[0], values[0], 0, len(picks)
+            return order[0], values[0], 0, len(picks), 0
         base = states.points[picks] * weights["points"]
         score = base + sampler.estimate(sums, counts)
         if chances is not None:
             score = score + self._survival_death(variant) * chances[:len(picks)]
         best = int(np.argmax(score))
-        return picks[best], score[best], rounds, len(picks)
+        return picks[best], score[best], rounds, len(picks), deep
 
     def _rotation_gain(self, game: Game, best_value: float) -> TokenUse | None:
         from .enumerate_jit import enumerate_tray_jit

@@ -21,8 +21,9 @@ tested for a free spot. One pruning rule: when the last piece has
 no spot on the board before the middle one is placed, only a middle
 placement that clears can open one (a placement that clears nothing only
 fills cells). ``tray_placeable`` asks the kernel about one tray; the tests
-hold it to the rules engine's ``TraySearch.placeable``. Measured in
-self-play, the term is not the expert's default (see ``solver.expert``).
+hold it to the rules engine's ``TraySearch.placeable``. Halloween's expert
+uses it by default, at the root and (leaf survival) one tray deeper; see
+``solver.expert``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import random
 
+# a Halloween board tight enough that the expert looks ahead on it (the expert tests)
+TIGHT_BOARD = ("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
+               "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
+
 
 def dress(rng: random.Random, variant, grid: list[list[str]], zones: tuple[int, int],
           stones: tuple[int, ...], pumpkins: tuple[int, ...]) -> int:

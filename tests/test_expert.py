@@ -24,9 +24,9 @@ from solver.policy import POLICIES, greedy
 from solver.selfplay import new_random_game, play_game
 from solver.variants import VARIANTS, find_variant
 
+from random_boards import TIGHT_BOARD
+
 # a tight Halloween board where the expert looks ahead
-TIGHT_BOARD = ("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
-               "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
 
 
 @pytest.mark.parametrize("name", ("halloween", "arabic", "sudoku"))

@@ -10,7 +10,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from solver.board import Board
+from solver.board import Board, parse_board
 from solver.deals import RandomDeals
 from solver.engine import Game, Streak
 from solver.enumerate_jit import enumerate_tray_jit, split
@@ -19,6 +19,8 @@ from solver.lookahead import shape_probabilities
 from solver.survival import death_chance, tray_placeable, tray_shapes
 from solver.tray import TraySearch
 from solver.variants import find_variant
+
+from random_boards import TIGHT_BOARD
 
 VARIANTS = ("halloween", "arabic", "sudoku")
 
@@ -93,8 +95,9 @@ def test_expert_survival_term_picks_the_safest_of_its_candidates(lookahead):
         states = enumerate_tray_jit(variant, game.board, game.streak, list(game.tray))
         if len(states) == 0:
             continue
-        plain = ExpertPolicy(seed=n, survival=0, **options)
-        safe = ExpertPolicy(seed=n, survival=16, survival_death=-1e9, **options)
+        # leaf survival off: it would weigh the chance one tray deeper as heavily
+        plain = ExpertPolicy(seed=n, survival=0, leaf_survival=0, **options)
+        safe = ExpertPolicy(seed=n, survival=16, survival_death=-1e9, leaf_survival=0, **options)
         order, _ = plain._values(states, 0)
         top = order[:16]
         chances = death_chance(variant, states.lo[top], states.hi[top], 0)
@@ -109,3 +112,70 @@ def _end_board(game: Game, moves) -> int:
     for move in moves:
         sim.apply(move)
     return sim.board.filled
+
+
+def test_leaf_survival_values_a_leaf_by_its_safest_good_end_state():
+    """A lookahead leaf with the survival term one tray deeper is worth the best of its k best
+    end states (by evaluation), each paying the death cost times its chance of an unplaceable
+    next tray; the chances here are counted by the engine's enumeration over every multiset
+    the supply deals, not by the survival kernel."""
+    variant = find_variant("halloween")
+    rng = random.Random("leaf-survival")
+    policy = ExpertPolicy(seed=0, survival_death=-5000.0)
+    stuck: dict[tuple, bool] = {}
+    checked = 0
+    while checked < 2:
+        filled, _ = _tight_board(rng, variant)
+        board = Board(filled, 0, 0)
+        states = enumerate_tray_jit(variant, board, Streak(), RandomDeals(variant, checked).next_tray())
+        if len(states) < 3:
+            continue
+        order, values = policy._values(states, 0)
+        expected = []
+        for i, value in zip(order[:2], values[:2]):
+            end = Board(states.filled(int(i)), 0, 0)
+            chance = 0.0
+            for tray, weight in tray_shapes(variant):
+                key = (end.filled, tray)
+                if key not in stuck:
+                    stuck[key] = len(enumerate_tray_jit(variant, end, Streak(), list(tray))) == 0
+                chance += weight * stuck[key]
+            expected.append(value - 5000.0 * chance)
+        assert policy._leaf_with_survival(states, 0, 2) == pytest.approx(max(expected), abs=1e-6)
+        checked += 1
+
+
+def test_leaf_survival_runs_only_past_its_gate():
+    """Gated shut (no candidate's chance exceeds 1), the deeper term changes nothing; always
+    on, it changes the lookahead's choice on some tight boards."""
+    variant = find_variant("halloween")
+    rng = random.Random("leaf-survival-gate")
+    options = {"time_limit": 1.0, "clock": False, "danger_only": False, "samples": 3, "candidates": 4}
+    differs = 0
+    for n in range(10):
+        filled, _ = _tight_board(rng, variant)
+        game = Game(variant, Board(filled, 0, 0), Streak(), 0, RandomDeals(variant, n).next_tray(), None)
+        if len(enumerate_tray_jit(variant, game.board, game.streak, list(game.tray))) == 0:
+            continue
+        plain = ExpertPolicy(seed=n, leaf_survival=0, **options).decide(game).moves
+        shut = ExpertPolicy(seed=n, leaf_survival=4, leaf_survival_gate=1.0, **options).decide(game).moves
+        assert shut == plain
+        differs += ExpertPolicy(seed=n, leaf_survival=4, leaf_survival_gate=-1.0, **options).decide(game).moves != plain
+    assert differs >= 1
+
+
+def test_leaf_survival_under_the_clock_needs_rounds_to_spare(monkeypatch):
+    """With the clock, the deeper term runs only when the budget affords MIN_DEEP_ROUNDS rounds
+    of it (by the root's measured costs); with fixed rounds it runs whenever gated open."""
+    import solver.expert
+
+    variant = find_variant("halloween")
+    board = parse_board(TIGHT_BOARD)
+    game = Game(variant, board, Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
+    options = {"danger_only": False, "samples": 3, "candidates": 3, "leaf_survival": 4, "leaf_survival_gate": -1.0}
+    assert ExpertPolicy(seed=1, time_limit=1.0, clock=False, **options).decide(game).deep == 4
+    monkeypatch.setattr(solver.expert, "MIN_DEEP_ROUNDS", 10**9)
+    assert ExpertPolicy(seed=1, time_limit=1.0, **options).decide(game).deep == 0
+    monkeypatch.setattr(solver.expert, "MIN_DEEP_ROUNDS", 0)
+    decision = ExpertPolicy(seed=1, time_limit=1.0, **options).decide(game)
+    assert decision.deep == 4 and decision.rounds >= 1
