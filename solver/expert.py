@@ -71,8 +71,8 @@ next one. With the clock it runs only when the budget affords
 ``MIN_DEEP_ROUNDS`` rounds of it, judged by the root's measured costs (a
 deep round costs several plain ones), so play at the default 0.3 s a tray
 mostly keeps the plain leaves (deep on 7 of the 49 decisions that looked
-ahead in a 300-tray game, seed 91; 24 of 55 at 1 s); fixed-rounds play (the benchmarks) always
-runs it when gated open. On the 20 benchmark games (2,000-tray cap, fixed
+ahead in a 300-tray game, seed 91; 24 of 55 at 1 s); fixed-rounds play
+(the benchmarks) always runs it when gated open. On the 20 benchmark games (2,000-tray cap, fixed
 rounds): 20/20 at the cap (19/20 without it), 2.36 expected game overs in
 40,000 trays, 0.059 per 1,000 against 0.079; seed 2042, which had ended at
 742 trays, reaches the cap. By that risk the 20/20 is partly luck: 2.36
@@ -254,11 +254,10 @@ class ExpertPolicy:
             turn = self._rotation_gain(game, values[0])
             if turn is not None:
                 return Decision([turn], None, len(states), 0, 0)
-        chosen, value, rounds, n_cand = order[0], values[0], 0, 1
+        chosen, value, rounds, n_cand, deep = order[0], values[0], 0, 1, 0
         if deadline is not None and (not self.danger_only or self._in_danger(states, order[0], board.stones)):
             chosen, value, rounds, n_cand, deep = self._lookahead(game, states, order, values, deadline, chances)
-            return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand, deep)
-        return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand)
+        return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand, deep)
 
     def _values(self, states, stones: int, death: float = 0.0):
         """(indices best first, their values) for the best ``STAGE_TWO`` end states; with
