@@ -132,8 +132,17 @@ VARIANT_DEFAULTS = {
 
 
 MIN_DEEP_ROUNDS = 12  # with the clock, leaf survival only when this many rounds fit the budget
-_KERNELS_LOADED = False  # set by the first decision in the process (see ExpertPolicy.decide)
-_CHANCE_TABLES_BUILT: set[str] = set()  # variants whose survival term ran once in the process
+_RAN: set[tuple[str, str]] = set()  # (step, variant) a decision of this process has run already
+
+
+def _first_run(step: str, variant: Variant) -> bool:
+    """True the first time a decision of this process runs ``step`` for ``variant``: that run
+    also loads compiled kernels and builds tables, so it is no guide to the step's cost."""
+    key = (step, variant.name)
+    if key in _RAN:
+        return False
+    _RAN.add(key)
+    return True
 
 
 def state_key(game: Game) -> tuple:
@@ -239,11 +248,9 @@ class ExpertPolicy:
         order, values = self._values(states, board.stones)
         # a guess at what one lookahead tray costs: the enumeration and its values, not the
         # survival term below, which a lookahead tray does not repeat; timed again on the
-        # process's first decision, whose first calls also load the compiled kernels
+        # process's first decision for the variant, whose first calls also load the compiled kernels
         self._root_cost = time.perf_counter() - start
-        global _KERNELS_LOADED
-        if not _KERNELS_LOADED:
-            _KERNELS_LOADED = True
+        if _first_run("root", variant):
             began = time.perf_counter()
             self._values(enumerate_tray_jit(variant, board, game.streak, tray), board.stones)
             self._root_cost = time.perf_counter() - began
@@ -298,8 +305,7 @@ class ExpertPolicy:
         variant = states.variant
         k = min(self.option("survival", variant), len(order))
         n = min(max(k, self.option("candidates", variant)), len(order))
-        if variant.name not in _CHANCE_TABLES_BUILT:  # the first call builds tables, loads the kernel
-            _CHANCE_TABLES_BUILT.add(variant.name)
+        if _first_run("survival", variant):  # untimed: it builds the tables, loads the kernel
             death_chance(variant, states.lo[order[:1]], states.hi[order[:1]], stones)
         began = time.perf_counter()
         chances = death_chance(variant, states.lo[order[:n]], states.hi[order[:n]], stones)

@@ -438,7 +438,7 @@ def test_lookahead_budget_guess_leaves_out_the_first_kernel_load(monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(solver.enumerate_jit, "enumerate_tray_jit", cold_first)
-    monkeypatch.setattr(solver.expert, "_KERNELS_LOADED", False)
+    monkeypatch.setattr(solver.expert, "_RAN", set())
     policy = ExpertPolicy(time_limit=0, seed=1)
     policy.decide(game)
     assert policy._root_cost < 0.5 and len(calls) == 2
