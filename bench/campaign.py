@@ -1,9 +1,10 @@
-"""Campaign benchmark: seeded Halloween campaign levels of 3, 5 and 8 trays.
+"""Campaign benchmark: seeded Halloween campaign levels of 3, 5 and 8 trays, and
+Sultan's Labyrinth levels (4 stones, 3 ink tokens to spend) of 1, 2 and 3 trays.
 
 Times to decide solvability (a line meeting every goal, the score goal at 70%
 of the construction's score) and to prove the best score, one core.
 
-    .venv/bin/python bench/campaign.py [--levels 10] [--seed 2026] [--time-limit 60]
+    .venv/bin/python bench/campaign.py [--levels 10] [--seed 2026] [--time-limit 60] [--only halloween|sultan]
 """
 
 from __future__ import annotations
@@ -21,10 +22,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, summary  # noqa: E402
 
 from generator.construct import construct  # noqa: E402
+from generator.recipes import RECIPES  # noqa: E402
 from solver.board import Board  # noqa: E402
 from solver.campaign import solve_level  # noqa: E402
 from solver.level import Level, play_solution  # noqa: E402
 from solver.variants import find_variant  # noqa: E402
+
+
+def make_sultan_level(trays: int, rng: random.Random) -> Level | None:
+    """A Sultan's Labyrinth level as the generator builds them (its recipe's stones and fill),
+    every piece to place, three ink tokens."""
+    recipe = RECIPES["sultan"]
+    variant = find_variant(recipe.variant)
+    built = construct(variant, rng, trays, rng.randint(*recipe.stones), rng.uniform(*recipe.density))
+    if built is None:
+        return None
+    level = Level("bench", variant, recipe.mode, built.board, built.trays, [{"place_all": True}],
+                  tokens=variant.mode(recipe.mode).tokens)
+    level.limit = level.piece_count
+    score = play_solution(level, built.line).score
+    level.goals.append({"score": max(1, math.ceil(0.7 * score))})
+    return level
 
 
 def make_level(trays: int, rng: random.Random) -> Level | None:
@@ -52,14 +70,19 @@ def main() -> None:
     parser.add_argument("--levels", type=int, default=10)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--only", choices=("halloween", "sultan"), default=None)
     args = parser.parse_args()
     print(f"campaign benchmark  seed={args.seed}  levels per size={args.levels}  "
           f"time limit={args.time_limit:g}s  machine: {machine()}")
-    for trays in (3, 5, 8):
-        rng = random.Random(f"{args.seed}-{trays}")
+    sizes = [("halloween", t, make_level) for t in (3, 5, 8)]
+    sizes += [("sultan", t, make_sultan_level) for t in (1, 2, 3)]
+    for kind, trays, make in sizes:
+        if args.only not in (None, kind):
+            continue
+        rng = random.Random(f"{args.seed}-{trays}" if kind == "halloween" else f"{args.seed}-{kind}-{trays}")
         levels: list[Level] = []
         while len(levels) < args.levels:
-            level = make_level(trays, rng)
+            level = make(trays, rng)
             if level is not None:
                 levels.append(level)
         decide, prove, proven, nodes, gaps = [], [], 0, 0, []
@@ -74,11 +97,12 @@ def main() -> None:
             nodes += answer.nodes
             if not answer.complete and answer.best_score is not None:
                 gaps.append((answer.best_score, answer.bound))
-        print(summary(f"{trays} trays: decide solvable", decide))
-        print(summary(f"{trays} trays: prove best", prove) + f"  proven {proven}/{len(levels)}"
+        name = f"{kind} {trays} tray{'s' if trays > 1 else ''}"
+        print(summary(f"{name}: decide solvable", decide))
+        print(summary(f"{name}: prove best", prove) + f"  proven {proven}/{len(levels)}"
               f"  {nodes / sum(prove) / 1e6:.2f} M nodes/s")
         if gaps:
-            print(f"{trays} trays: unproven (best found, bound): "
+            print(f"{name}: unproven (best found, bound): "
                   + " ".join(f"({b}, {u})" for b, u in gaps))
 
 

@@ -34,13 +34,16 @@ class Recipe:
     pumpkins: tuple[int, int]  # inclusive range; (0, 0) for none
     place_all: bool
     default_trays: int  # the most trays whose proofs usually finish inside the node budget
+    node_budget: int  # search nodes a candidate's proof may take (machine-independent)
 
 
 RECIPES: dict[str, Recipe] = {
-    # Three ink tokens make every placement a choice among spots freed by removals, so a
-    # proof of the best score is affordable for one tray; more trays are tried on request.
-    "sultan": Recipe("sultan", "arabic", "sultan", (4, 4), (0.82, 0.92), (0, 0), True, 1),
-    "halloween": Recipe("halloween", "halloween", "campaign", (2, 5), (0.78, 0.9), (2, 5), False, 5),
+    # Three ink tokens make every placement a choice among spots freed by removals: one tray's
+    # proof takes a median 60 ms (bench/campaign.py), two trays' about 13 s, so one tray is
+    # the default and the budget (about 2-4 s of the compiled search) lets --trays 2 accept
+    # about a third of its candidates.
+    "sultan": Recipe("sultan", "arabic", "sultan", (4, 4), (0.82, 0.92), (0, 0), True, 1, 4_000_000),
+    "halloween": Recipe("halloween", "halloween", "campaign", (2, 5), (0.78, 0.9), (2, 5), False, 5, 400_000),
 }
 
 
@@ -48,7 +51,7 @@ def candidate_seed(kind: str, pack_seed: int, index: int) -> int:
     return random.Random(f"tenfold:{kind}:{pack_seed}:{index}").randrange(1 << 48)
 
 
-def build_candidate(kind: str, trays: int, seed: int, node_budget: int = 400_000) -> dict[str, Any]:
+def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = None) -> dict[str, Any]:
     """Construct, prove and measure one candidate.
 
     Returns a JSON-able dict: ``status`` ``accepted`` with the level (no score
@@ -56,6 +59,8 @@ def build_candidate(kind: str, trays: int, seed: int, node_budget: int = 400_000
     ``rejected`` with the reason.
     """
     recipe = RECIPES[kind]
+    if node_budget is None:
+        node_budget = recipe.node_budget
     variant = find_variant(recipe.variant)
     mode = variant.mode(recipe.mode)
     rng = random.Random(seed)

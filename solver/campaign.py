@@ -26,7 +26,7 @@ from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .bounds import clear_points_bound
 from .engine import has_complete_zone, placement_points, settle
 from .level import Level, play_solution
-from .moves import Move, Placement, TokenUse
+from .moves import REDEAL_KINDS, Move, Placement, TokenUse
 from .pieces import get_piece, placements, rotate_cw
 
 PROOF_OPTIMAL = "optimal"
@@ -109,7 +109,7 @@ class CampaignSearch:
         for t in self.trays[s.tray_index + 1:]:
             pieces.extend(t)
             trays_ending += 1
-        if s.tokens and self.kinds & {"reroll", "swap", "refresh"}:
+        if s.tokens and self.kinds & REDEAL_KINDS:
             pieces.extend(self.reserve[s.reserve_index:])
         cells = sum(sorted((get_piece(p).size for p in pieces), reverse=True)[:left])
         total = points + s.tokens * self.bonus + cells * variant.cell_points
@@ -167,7 +167,8 @@ class CampaignSearch:
         return self._answer(complete, time.perf_counter() - start)
 
     def run_compiled(self, target: int | None = None, hint: list[Move] | None = None) -> CampaignAnswer:
-        """``run`` on the compiled search; only for levels where no token can be spent."""
+        """``run`` on the compiled search, which spends rotate and remove tokens itself; not for
+        levels with tokens that redeal (reroll, swap, refresh) from a reserve."""
         from . import campaign_jit
 
         start = time.perf_counter()
@@ -259,7 +260,7 @@ class CampaignSearch:
             return
         if self.kinds & {"rotate", "remove"}:
             self._token_placements(s, points, line, bound)
-        if self.kinds & {"reroll", "refresh", "swap"} and s.reserve_index < len(self.reserve):
+        if self.kinds & REDEAL_KINDS and s.reserve_index < len(self.reserve):
             self._redeal(s, points, line)
 
     def with_compiled_subtrees(self) -> "CampaignSearch":
@@ -271,7 +272,7 @@ class CampaignSearch:
         """
         from .campaign_jit import CompiledSearch
 
-        if len(self.trays) < 1 << 16:
+        if fits_compiled(self.level):
             self._compiled = CompiledSearch(self.level)
         return self
 
@@ -469,16 +470,24 @@ def _replace(s: State, **changes) -> State:
     return State(**data)
 
 
+def fits_compiled(level: Level) -> bool:
+    """Whether the compiled search's transposition key holds the level (tray index < 2^16,
+    tokens < 2^8)."""
+    return len(level.trays) < 1 << 16 and level.tokens < 1 << 8
+
+
 def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 10**12,
                 target: int | None = None, hint: list[Move] | None = None,
                 compiled: bool = True) -> CampaignAnswer:
     """The level's answer within ``time_limit`` seconds (and ``node_limit`` nodes, which the
-    generator sets for answers that do not depend on the machine). Levels where no token
-    can be spent run the compiled twin of ``CampaignSearch`` (``solver.campaign_jit``);
-    levels with tokens run ``CampaignSearch`` handing it every subtree where no token is
-    worth spending. ``compiled=False`` runs the readable reference alone."""
+    generator sets for answers that do not depend on the machine). Levels run the compiled
+    twin of ``CampaignSearch`` (``solver.campaign_jit``), which spends rotate and remove
+    tokens too; levels with a reserve and tokens that redeal from it run ``CampaignSearch``,
+    handing it every subtree where no token is worth spending. ``compiled=False`` runs the
+    readable reference alone."""
     search = CampaignSearch(level, time_limit, node_limit)
-    if compiled and not (level.tokens and level.variant.token_kinds) and len(level.trays) < 1 << 16:
+    redeal = level.tokens and level.reserve and level.variant.token_kinds & REDEAL_KINDS
+    if compiled and not redeal and fits_compiled(level):
         return search.run_compiled(target, hint)
     if compiled:
         search.with_compiled_subtrees()

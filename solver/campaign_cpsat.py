@@ -34,11 +34,10 @@ from .campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, CampaignAnsw
 from .engine import has_complete_zone
 from .errors import RulesError
 from .level import Level, play_solution
-from .moves import Move, Placement, TokenUse
+from .moves import REDEAL_KINDS, Move, Placement, TokenUse
 from .pieces import Spot, get_piece, placements, rotate_cw
 from .tray_cpsat import SEED
 
-REDEAL_KINDS = frozenset({"reroll", "swap", "refresh"})
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The compiled campaign search for levels where no token can be spent.
+"""The compiled campaign search: every level except those with tokens that redeal.
 
 Same search as ``solver.campaign.CampaignSearch`` (the readable reference,
 which the tests hold this one to): depth-first over the placements, trays
@@ -30,9 +30,15 @@ same, so only the order with the lower tray slot first is searched. It
 cuts about a quarter of the nodes on the campaign benchmark's levels.
 Node counts therefore differ from the reference's; answers do not.
 
-Levels with tokens to spend (Arabic ink, Sudoku clear-space) run the
-reference search, which handles every token move and hands this one
-(``CompiledSearch``) each subtree where no token is worth spending.
+Rotate and remove tokens (Arabic ink, Sudoku clear-space) are spent here as
+in the reference, as part of the placement they serve (``_token_moves``):
+the piece turned, the tiles under its spot removed, or tiles removed to stop
+zones it would complete; each spend only where the bound less the tokens'
+end bonus can still beat the best. Tokens are part of the state (and of
+the transposition key). Levels with a reserve and tokens that deal from it
+(reroll, swap, refresh) run the reference search, which hands this one
+(``CompiledSearch`` without ``spend``) each subtree where no token is worth
+spending; there unspent tokens are only their end bonus.
 """
 
 from __future__ import annotations
@@ -50,10 +56,11 @@ from .engine import has_complete_zone
 from .enumerate_jit import split, zone_tables
 from .evaluate_jit import _pop64
 from .level import Level
-from .moves import Placement
-from .pieces import get_piece, placements
+from .moves import Move, Placement, TokenUse
+from .pieces import get_piece, placements, rotate_cw
 
 STATUS_DONE, STATUS_BUDGET, STATUS_FOUND = 0, 1, 2
+TOKEN_ROTATE, TOKEN_REMOVE = 1, 2  # the tokens the search may spend, as bits
 TT_BITS = 21
 _PROBES = 8
 _TT_WORDS = 8  # six used, padded to 64 bytes
@@ -283,18 +290,189 @@ def _grow(tt):
     return new
 
 
+@nb.njit(cache=True, inline="always")
+def _has(lo, hi, cell):
+    if cell < 64:
+        return (lo >> np.uint64(cell)) & np.uint64(1) != 0
+    return (hi >> np.uint64(cell - 64)) & np.uint64(1) != 0
+
+
+@nb.njit(cache=True)
+def _mv_push(mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, e, i, g, k, cost, lo, hi):
+    """Append one token placement at ``e`` (the arrays doubled when full); returns the arrays."""
+    if e >= mv_slot.shape[0]:
+        n = 2 * mv_slot.shape[0]
+        a = np.zeros(n, np.int64)
+        a[:e] = mv_slot[:e]
+        mv_slot = a
+        a = np.zeros(n, np.int64)
+        a[:e] = mv_g[:e]
+        mv_g = a
+        a = np.zeros(n, np.int64)
+        a[:e] = mv_k[:e]
+        mv_k = a
+        a = np.zeros(n, np.int64)
+        a[:e] = mv_cost[:e]
+        mv_cost = a
+        b = np.zeros(n, np.uint64)
+        b[:e] = mv_lo[:e]
+        mv_lo = b
+        b = np.zeros(n, np.uint64)
+        b[:e] = mv_hi[:e]
+        mv_hi = b
+    mv_slot[e] = i
+    mv_g[e] = g
+    mv_k[e] = k
+    mv_cost[e] = cost
+    mv_lo[e] = lo
+    mv_hi[e] = hi
+    return mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi
+
+
+@nb.njit(cache=True)
+def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_scan, can_rotate, can_remove,
+                 token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g, anchor_lo, anchor_hi, spot_of,
+                 spot_lo, spot_hi, spot_touch, zone_lo, zone_hi, mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi,
+                 e, comb, cells_buf, zbuf_lo, zbuf_hi):
+    """``CampaignSearch._token_placements`` for one state: append its placements that spend
+    rotate/remove tokens (slot, shape, spot, tiles removed first, tokens spent) from ``e``.
+
+    Each piece once (the first unplaced slot holding it), as itself or turned (one token); its
+    spots over filled tiles remove them first (one token each); and, where tokens remain, every
+    set of further removals that stops some of the zones the placement would complete, each
+    tile stopping a zone the others do not (``_prevent_clears``). Spends that cannot beat
+    ``best`` (the bound less their bonus) are left out. Returns (the arrays, new end).
+    """
+    none = best <= -(1 << 60)
+    occ_lo = f_lo | st_lo
+    occ_hi = f_hi | st_hi
+    for i in range(tray_len[t_idx]):
+        if not (left >> i & 1) or (left & ((1 << i) - 1) & tray_group[t_idx, i]) != 0:
+            continue
+        g0 = tray_piece[t_idx, i]
+        n_shapes = 1 + (rot_n[g0] if can_rotate and tokens > 0 else 0)
+        for r in range(n_shapes):
+            g = g0 if r == 0 else rot_g[g0, r - 1]
+            rot_cost = 0 if r == 0 else 1
+            al = anchor_lo[g]
+            ah = anchor_hi[g]
+            while al != 0 or ah != 0:
+                a, al, ah = _low_bit(al, ah)
+                k = spot_of[g, a]
+                s_lo = spot_lo[g, k]
+                s_hi = spot_hi[g, k]
+                ov_lo = s_lo & occ_lo
+                ov_hi = s_hi & occ_hi
+                if (ov_lo & st_lo) != 0 or (ov_hi & st_hi) != 0:
+                    continue
+                n_ov = _pop64(ov_lo) + _pop64(ov_hi)
+                if n_ov > 0 and not can_remove:
+                    continue
+                cost = rot_cost + n_ov
+                if cost > tokens or not (none or ub - max(cost, 1) * token_bonus > best):
+                    continue
+                if cost > 0:
+                    mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi = _mv_push(
+                        mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, e, i, g, k, cost, ov_lo, ov_hi)
+                    e += 1
+                if not can_remove or tokens <= cost or not (none or ub - (cost + 1) * token_bonus > best):
+                    continue
+                # the zones this placement completes (every full zone on a first move of a board
+                # that starts with one), and the tiles whose removal could stop them
+                o_lo = f_lo | st_lo | s_lo
+                o_hi = f_hi | st_hi | s_hi
+                nz = 0
+                u_lo = np.uint64(0)
+                u_hi = np.uint64(0)
+                n_t = zone_lo.shape[0] if full_scan else spot_touch.shape[2]
+                for t in range(n_t):
+                    z = t if full_scan else spot_touch[g, k, t]
+                    if z < 0:
+                        break
+                    z_lo = zone_lo[z]
+                    z_hi = zone_hi[z]
+                    if ((o_lo & z_lo) == z_lo and (o_hi & z_hi) == z_hi
+                            and ((z_lo & ~st_lo) != 0 or (z_hi & ~st_hi) != 0)):
+                        zbuf_lo[nz] = z_lo
+                        zbuf_hi[nz] = z_hi
+                        nz += 1
+                        u_lo |= z_lo
+                        u_hi |= z_hi
+                if nz == 0:
+                    continue
+                c_lo = f_lo & ~s_lo & u_lo
+                c_hi = f_hi & ~s_hi & u_hi
+                n_cells = 0
+                while c_lo != 0 or c_hi != 0:
+                    cell, c_lo, c_hi = _low_bit(c_lo, c_hi)
+                    cells_buf[n_cells] = cell
+                    n_cells += 1
+                for size in range(1, min(tokens - cost, n_cells) + 1):
+                    if not (none or ub - (cost + size) * token_bonus > best):
+                        break
+                    for j in range(size):
+                        comb[j] = j
+                    while True:
+                        ok = True
+                        for j in range(size):  # each tile must stop a zone the others do not
+                            cj = cells_buf[comb[j]]
+                            stops = False
+                            for zz in range(nz):
+                                if not _has(zbuf_lo[zz], zbuf_hi[zz], cj):
+                                    continue
+                                alone = True
+                                for j2 in range(size):
+                                    if j2 != j and _has(zbuf_lo[zz], zbuf_hi[zz], cells_buf[comb[j2]]):
+                                        alone = False
+                                        break
+                                if alone:
+                                    stops = True
+                                    break
+                            if not stops:
+                                ok = False
+                                break
+                        if ok:
+                            m_lo = ov_lo
+                            m_hi = ov_hi
+                            for j in range(size):
+                                cj = cells_buf[comb[j]]
+                                if cj < 64:
+                                    m_lo |= np.uint64(1) << np.uint64(cj)
+                                else:
+                                    m_hi |= np.uint64(1) << np.uint64(cj - 64)
+                            mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi = _mv_push(
+                                mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, e, i, g, k, cost + size, m_lo, m_hi)
+                            e += 1
+                        j = size - 1  # the next combination
+                        while j >= 0 and comb[j] == n_cells - size + j:
+                            j -= 1
+                        if j < 0:
+                            break
+                        comb[j] += 1
+                        for j2 in range(j + 1, size):
+                            comb[j2] = comb[j2 - 1] + 1
+    return mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, e
+
+
 @nb.njit(cache=True)
 def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pumpkins, need_all,
             tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, ev, ev_from,
             spot_lo, spot_hi,
             spot_touch, spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count,
             fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, run_cap,
-            bonus_const, best0, target, node_limit, deadline, tt_bits, start, tt, tt_used):
+            bonus_const, best0, target, node_limit, deadline, tt_bits, start, tt, tt_used,
+            tok_kinds, token_bonus, rot_n, rot_g):
     """Search from the state ``start`` = (tray index, unplaced slots, run, turn cleared, previous
-    turn cleared, points, placed) on the board (f0, p0); ``tt`` and ``tt_used`` carry the
+    turn cleared, points, placed, tokens) on the board (f0, p0); ``tt`` and ``tt_used`` carry the
     transposition table between calls (its values are points plus ``bonus_const``).
 
-    Returns (status, best, nodes, best path codes piece * 1024 + spot, path length, tt, tt_used).
+    ``tok_kinds``: the tokens this search may spend (``TOKEN_ROTATE | TOKEN_REMOVE``, 0 for
+    none: unspent tokens are then only their end bonus). ``rot_g[g, :rot_n[g]]``: the distinct
+    shapes a rotation turns piece ``g`` into.
+
+    Returns (status, best, nodes, best path codes piece * 1024 + spot, the slot pieces those
+    placements came from (a rotated piece differs from its shape), the tiles removed before each,
+    path length, the pumpkins removed at the end, tt, tt_used).
     """
     n_trays = tray_len.shape[0]
     total_pieces = 0
@@ -325,9 +503,35 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     PlnLo = np.zeros((depth_max, width), np.uint64)
     PlnHi = np.zeros((depth_max, width), np.uint64)
     Slot = np.zeros(depth_max, np.int64)
+    Tok = np.zeros(depth_max, np.int64)
+    UB = np.zeros(depth_max, np.int64)
+    # the token placements (rotate/remove) of every frame on one stack: frame d's are
+    # MvBase[d]..MvEnd[d], searched from MvCur[d]; entries (slot, shape, spot, tiles removed, cost)
+    MvBase = np.zeros(depth_max, np.int64)
+    MvEnd = np.zeros(depth_max, np.int64)
+    MvCur = np.zeros(depth_max, np.int64)
+    mv_slot = np.zeros(1024, np.int64)
+    mv_g = np.zeros(1024, np.int64)
+    mv_k = np.zeros(1024, np.int64)
+    mv_cost = np.zeros(1024, np.int64)
+    mv_lo = np.zeros(1024, np.uint64)
+    mv_hi = np.zeros(1024, np.uint64)
+    comb = np.zeros(100, np.int64)
+    cells_buf = np.zeros(100, np.int64)
+    zbuf_lo = np.zeros(n_zones, np.uint64)
+    zbuf_hi = np.zeros(n_zones, np.uint64)
     path = np.zeros(depth_max, np.int64)
+    path_orig = np.zeros(depth_max, np.int64)
+    path_lo = np.zeros(depth_max, np.uint64)
+    path_hi = np.zeros(depth_max, np.uint64)
     best_path = np.zeros(depth_max, np.int64)
+    best_orig = np.zeros(depth_max, np.int64)
+    best_rm_lo = np.zeros(depth_max, np.uint64)
+    best_rm_hi = np.zeros(depth_max, np.uint64)
+    best_pk_lo = np.uint64(0)
+    best_pk_hi = np.uint64(0)
     best_len = -1
+    zero = np.uint64(0)
     best = best0
     costs_buf = np.zeros(16, np.int64)
     tt_size = tt.shape[0]  # grows by doubling up to 1 << tt_bits
@@ -345,6 +549,9 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     Prev[0] = start[4]
     Pts[0] = start[5]
     Placed[0] = start[6]
+    Tok[0] = start[7]
+    can_rotate = (tok_kinds & TOKEN_ROTATE) != 0
+    can_remove = (tok_kinds & TOKEN_REMOVE) != 0
     depth = 0
     while depth >= 0:
         t_idx = T_idx[depth]
@@ -354,7 +561,11 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
         f_lo = F_lo[depth]
         f_hi = F_hi[depth]
         full_scan = full_scan0 and placed == 0
-        last_move = placed + 1 >= limit or (t_idx == n_trays - 1 and (left & (left - 1)) == 0)
+        tokens = Tok[depth]
+        bonus = bonus_const + tokens * token_bonus
+        # with tokens to spend the children are searched as nodes (they may spend them)
+        last_move = (placed + 1 >= limit or (t_idx == n_trays - 1 and (left & (left - 1)) == 0)) and (
+            tokens == 0 or tok_kinds == 0)
         if Stage[depth] == 0:
             nodes += 1
             if (nodes & 4095) == 0:
@@ -366,30 +577,47 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 if now > deadline:
                     status = 1
                     break
+            MvBase[depth] = MvEnd[depth - 1] if depth > 0 else 0
+            MvEnd[depth] = MvBase[depth]
             pumpk = P_lo[depth] != 0 or P_hi[depth] != 0
+            final = -(1 << 62)
+            pk_lo = zero
+            pk_hi = zero
             if (not need_pumpkins or not pumpk) and (not need_all or t_idx >= n_trays):
-                final = points + bonus_const
-                if final > best:
-                    best = final
-                    best_len = depth
-                    for a in range(depth):
-                        best_path[a] = path[a]
-                    if final >= target:
-                        status = 2
-                        break
+                final = points + bonus
+            elif need_pumpkins and can_remove and not (need_all and t_idx < n_trays):
+                n_pk = _pop64(P_lo[depth]) + _pop64(P_hi[depth])
+                if n_pk <= tokens:  # stop here by spending a token on each pumpkin left
+                    final = points + bonus - n_pk * token_bonus
+                    pk_lo = P_lo[depth]
+                    pk_hi = P_hi[depth]
+            if final > best:
+                best = final
+                best_len = depth
+                for a in range(depth):
+                    best_path[a] = path[a]
+                    best_orig[a] = path_orig[a]
+                    best_rm_lo[a] = path_lo[a]
+                    best_rm_hi[a] = path_hi[a]
+                best_pk_lo = pk_lo
+                best_pk_hi = pk_hi
+                if final >= target:
+                    status = 2
+                    break
             if placed >= limit or t_idx >= n_trays:
                 depth -= 1
                 continue
             ub = _bound(f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx,
                         left, placed, full_scan, limit, rem_n, rem_cells, rem_caps, ev, ev_from,
                         fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region, has_regions,
-                        pts, cell_points, flow_bonus, bonus_const, costs_buf)
+                        pts, cell_points, flow_bonus, bonus, costs_buf)
             if best > -(1 << 60) and ub <= best:
                 depth -= 1
                 continue
-            # tray index < 2^16 (checked by the caller), tray slots < 2^8, run < 2^26
+            UB[depth] = ub
+            # tray index < 2^16 (checked by the caller), tray slots < 2^8, run < 2^26, tokens < 2^8
             meta = np.uint64(t_idx | (left << 16) | (Run[depth] << 24) | (TC[depth] << 50)
-                             | (Prev[depth] << 51)) + np.uint64(1)
+                             | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
             h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
             pruned = False
             slot_h = -1
@@ -454,38 +682,75 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 ClrHi[depth, i] = c_hi
                 PlnLo[depth, i] = p_lo
                 PlnHi[depth, i] = p_hi
-        # ---- generate the next child: pass 1 the placements that clear, pass 2 the plain ones
+        # ---- generate the next child: pass 1 the placements that clear, pass 2 the plain ones,
+        # pass 3 (stages 3-4) those that spend rotate/remove tokens on the way
         stage = Stage[depth]
         n_slots = tray_len[t_idx]
         pushed = False
-        while not pushed and stage <= 2:
-            i = Slot[depth]
-            if i >= n_slots:
-                stage += 1
-                Stage[depth] = stage
-                Slot[depth] = 0
+        while not pushed and stage <= 4:
+            rm_lo = zero
+            rm_hi = zero
+            spent = 0
+            if stage == 3:
+                if tokens > 0 and tok_kinds != 0 and (best <= -(1 << 60) or UB[depth] - token_bonus > best):
+                    mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, MvEnd[depth] = _token_moves(
+                        f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, UB[depth], best, full_scan,
+                        can_rotate, can_remove, token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g,
+                        anchor_lo, anchor_hi, spot_of, spot_lo, spot_hi, spot_touch, zone_lo, zone_hi,
+                        mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, MvBase[depth], comb, cells_buf,
+                        zbuf_lo, zbuf_hi)
+                MvCur[depth] = MvBase[depth]
+                stage = 4
+                Stage[depth] = 4
                 continue
-            g = tray_piece[t_idx, i]
-            if stage == 1:
-                if ClrLo[depth, i] == 0 and ClrHi[depth, i] == 0:
-                    Slot[depth] = i + 1
+            if stage == 4:
+                c = MvCur[depth]
+                if c >= MvEnd[depth]:
+                    stage = 5
+                    Stage[depth] = 5
                     continue
-                a, ClrLo[depth, i], ClrHi[depth, i] = _low_bit(ClrLo[depth, i], ClrHi[depth, i])
-                k = spot_of[g, a]
-                a_lo, a_hi, lines, regions = _settle(f_lo | spot_lo[g, k], f_hi | spot_hi[g, k], st_lo, st_hi,
+                MvCur[depth] = c + 1
+                spent = mv_cost[c]
+                if best > -(1 << 60) and UB[depth] - spent * token_bonus <= best:
+                    continue  # the best rose since this list was made
+                i = mv_slot[c]
+                g = mv_g[c]
+                k = mv_k[c]
+                rm_lo = mv_lo[c]
+                rm_hi = mv_hi[c]
+                a_lo, a_hi, lines, regions = _settle((f_lo & ~rm_lo) | spot_lo[g, k],
+                                                     (f_hi & ~rm_hi) | spot_hi[g, k], st_lo, st_hi,
                                                      spot_touch, g, k, full_scan, zone_lo, zone_hi, zone_region)
-                cleared = True
+                cleared = lines + regions > 0
             else:
-                if PlnLo[depth, i] == 0 and PlnHi[depth, i] == 0:
-                    Slot[depth] = i + 1
+                i = Slot[depth]
+                if i >= n_slots:
+                    stage += 1
+                    Stage[depth] = stage
+                    Slot[depth] = 0
                     continue
-                a, PlnLo[depth, i], PlnHi[depth, i] = _low_bit(PlnLo[depth, i], PlnHi[depth, i])
-                k = spot_of[g, a]
-                a_lo = f_lo | spot_lo[g, k]
-                a_hi = f_hi | spot_hi[g, k]
-                lines = 0
-                regions = 0
-                cleared = False
+                g = tray_piece[t_idx, i]
+                if stage == 1:
+                    if ClrLo[depth, i] == 0 and ClrHi[depth, i] == 0:
+                        Slot[depth] = i + 1
+                        continue
+                    a, ClrLo[depth, i], ClrHi[depth, i] = _low_bit(ClrLo[depth, i], ClrHi[depth, i])
+                    k = spot_of[g, a]
+                    a_lo, a_hi, lines, regions = _settle(f_lo | spot_lo[g, k], f_hi | spot_hi[g, k], st_lo,
+                                                         st_hi, spot_touch, g, k, full_scan, zone_lo, zone_hi,
+                                                         zone_region)
+                    cleared = True
+                else:
+                    if PlnLo[depth, i] == 0 and PlnHi[depth, i] == 0:
+                        Slot[depth] = i + 1
+                        continue
+                    a, PlnLo[depth, i], PlnHi[depth, i] = _low_bit(PlnLo[depth, i], PlnHi[depth, i])
+                    k = spot_of[g, a]
+                    a_lo = f_lo | spot_lo[g, k]
+                    a_hi = f_hi | spot_hi[g, k]
+                    lines = 0
+                    regions = 0
+                    cleared = False
             run = Run[depth]
             gained = piece_size[g] * cell_points + pts[lines, regions, run]
             rest = left & ~(1 << i)
@@ -500,25 +765,37 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 n_tc = 0
                 n_t = t_idx + 1
                 rest = (1 << tray_len[n_t]) - 1 if n_t < n_trays else 0
-            n_plo = P_lo[depth] & a_lo
-            n_phi = P_hi[depth] & a_hi
+            n_plo = P_lo[depth] & ~rm_lo & a_lo
+            n_phi = P_hi[depth] & ~rm_hi & a_hi
             code = g * 1024 + k
+            orig = tray_piece[t_idx, i]
             if last_move:
-                # the child only offers its end: score it here
+                # the child only offers its end: score it here (no token is spent in a last move)
                 if (not need_pumpkins or (n_plo == 0 and n_phi == 0)) and (not need_all or n_t >= n_trays):
-                    final = points + gained + bonus_const
+                    final = points + gained + bonus
                     if final > best:
                         best = final
                         best_len = depth + 1
                         for a in range(depth):
                             best_path[a] = path[a]
+                            best_orig[a] = path_orig[a]
+                            best_rm_lo[a] = path_lo[a]
+                            best_rm_hi[a] = path_hi[a]
                         best_path[depth] = code
+                        best_orig[depth] = orig
+                        best_rm_lo[depth] = zero
+                        best_rm_hi[depth] = zero
+                        best_pk_lo = zero
+                        best_pk_hi = zero
                         if final >= target:
                             status = 2
                             pushed = True
                             break
                 continue
             path[depth] = code
+            path_orig[depth] = orig
+            path_lo[depth] = rm_lo
+            path_hi[depth] = rm_hi
             d = depth + 1
             F_lo[d] = a_lo
             F_hi[d] = a_hi
@@ -531,15 +808,17 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             Prev[d] = n_prev
             Pts[d] = points + gained
             Placed[d] = placed + 1
+            Tok[d] = tokens - spent
             Stage[d] = 0
-            Plain[d] = i if (not cleared and n_t == t_idx) else -1
+            Plain[d] = i if (not cleared and n_t == t_idx and spent == 0) else -1
             depth = d
             pushed = True
         if status == 2:
             break
         if not pushed:
             depth -= 1
-    return status, best, nodes, best_path, best_len, tt, tt_used
+    return (status, best, nodes, best_path, best_orig, best_rm_lo, best_rm_hi, best_len, best_pk_lo,
+            best_pk_hi, tt, tt_used)
 
 
 class _Tables:
@@ -548,9 +827,20 @@ class _Tables:
     def __init__(self, level: Level) -> None:
         variant = level.variant
         trays = [tuple(sorted(t)) for t in level.trays]
-        ids = sorted({p for t in trays for p in t})
+        pieces = {p for t in trays for p in t}
+        turned = {p: _turns(p) for p in pieces} if level.tokens and "rotate" in variant.token_kinds else {}
+        ids = sorted(pieces | {q for shapes in turned.values() for q, _ in shapes})
         self.ids = ids
         index = {p: i for i, p in enumerate(ids)}
+        # the distinct shapes each tray piece turns into (a rotate token), and how far it turns
+        self.rot_n = np.zeros(max(len(ids), 1), np.int64)
+        self.rot_g = np.zeros((max(len(ids), 1), 3), np.int64)
+        self.turns = {}
+        for p, shapes in turned.items():
+            self.rot_n[index[p]] = len(shapes)
+            for r, (q, t) in enumerate(shapes):
+                self.rot_g[index[p], r] = index[q]
+                self.turns[p, q] = t
         n_trays = len(trays)
         width = max((len(t) for t in trays), default=1)
         self.tray_len = np.array([len(t) for t in trays], np.int64)
@@ -676,14 +966,32 @@ class _Tables:
             suffix = self.ev[t - self.ev_from, (1 << len(tray)) - 1].astype(np.int64)
 
 
+def _turns(piece_id: str) -> list[tuple[str, int]]:
+    """The shapes other than its own that turning the piece gives, with the turns (first found)."""
+    seen = {piece_id}
+    out = []
+    for turns in (1, 2, 3):
+        shape = rotate_cw(get_piece(piece_id), turns).id
+        if shape not in seen:
+            seen.add(shape)
+            out.append((shape, turns))
+    return out
+
+
 class CompiledSearch:
     """One level's compiled search: its tables and a transposition table kept between calls, so
-    the reference search can hand it the token-free subtrees of a level with tokens."""
+    the reference search can hand it the token-free subtrees of a level with tokens.
 
-    def __init__(self, level: Level) -> None:
+    With ``spend`` it also spends rotate and remove tokens (the whole search of a level with no
+    reserve to redeal from); without, unspent tokens are only their end bonus.
+    """
+
+    def __init__(self, level: Level, spend: bool = False) -> None:
         variant = level.variant
         self.level = level
         self.tables = _Tables(level)
+        kinds = variant.token_kinds if spend else frozenset()
+        self.tok_kinds = (TOKEN_ROTATE if "rotate" in kinds else 0) | (TOKEN_REMOVE if "remove" in kinds else 0)
         self.trays = [tuple(sorted(t)) for t in level.trays]
         self.stones = split(level.board.stones)
         self.full_scan = has_complete_zone(variant, level.board.filled, level.board.stones)
@@ -711,18 +1019,19 @@ class CompiledSearch:
     def run(self, filled: int, pumpkins: int, tray_index: int, left: int, run: int, turn_cleared: bool,
             prev_turn_cleared: bool, points: int, placed: int, tokens: int, deadline: float,
             node_limit: int, best0: int | None, target: int | None
-            ) -> tuple[int, int | None, int, list[Placement] | None]:
-        """Search from one state, no token spent: (status, best final score or None, nodes, the
-        best line from that state or None when nothing beat ``best0``)."""
+            ) -> tuple[int, int | None, int, list[Move] | None]:
+        """Search from one state: (status, best final score or None, nodes, the best line from
+        that state or None when nothing beat ``best0``)."""
         level, tb = self.level, self.tables
         variant = level.variant
         f_lo, f_hi = split(filled)
         p_lo, p_hi = split(pumpkins)
         s_lo, s_hi = self.stones
         none = -(1 << 62)
-        start = np.array([tray_index, left, run, int(turn_cleared), int(prev_turn_cleared), points, placed],
-                         np.int64)
-        status, best, nodes, path, length, self.tt, self.tt_used = _search(
+        start = np.array([tray_index, left, run, int(turn_cleared), int(prev_turn_cleared), points, placed,
+                          tokens], np.int64)
+        (status, best, nodes, path, orig, rm_lo, rm_hi, length, pk_lo, pk_hi, self.tt,
+         self.tt_used) = _search(
             np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
             self.full_scan, level.limit, self.need_pumpkins, self.need_all,
             tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
@@ -730,32 +1039,41 @@ class CompiledSearch:
             tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
             tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
             bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
-            tokens * variant.token_bonus, none if best0 is None else best0,
+            0, none if best0 is None else best0,
             (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
-            start, self.tt, self.tt_used,
+            start, self.tt, self.tt_used, self.tok_kinds, variant.token_bonus, tb.rot_n, tb.rot_g,
         )
         line = None
         if length >= 0:
             line = []
-            for code in path[:length]:
-                g, k = divmod(int(code), 1024)
-                spot = placements(tb.ids[g])[k]
+            for a in range(length):
+                g, k = divmod(int(path[a]), 1024)
+                shape, piece = tb.ids[g], tb.ids[int(orig[a])]
+                if shape != piece:
+                    line.append(TokenUse("rotate", piece=piece, turns=tb.turns[piece, shape]))
+                line += _removes(int(rm_lo[a]) | int(rm_hi[a]) << 64)
+                spot = placements(shape)[k]
                 line.append(Placement(spot.piece, spot.row, spot.col))
+            line += _removes(int(pk_lo) | int(pk_hi) << 64)
         found = None if best == none else int(best)
         return int(status), found, int(nodes), line
 
 
+def _removes(mask: int) -> list[Move]:
+    return [TokenUse("remove", row=c // 10, col=c % 10) for c in range(100) if mask >> c & 1]
+
+
 def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
-           target: int | None) -> tuple[int, int | None, int, list[Placement] | None]:
-    """Run the compiled search on a level where no token can be spent: (status, best final
-    score or None, nodes, best line or None).
+           target: int | None) -> tuple[int, int | None, int, list[Move] | None]:
+    """Run the compiled search on a level with no reserve to redeal from (its tokens, if any,
+    rotate and remove): (status, best final score or None, nodes, best line or None).
 
     The best line is None when nothing beat ``best0`` (the caller's hint holds it).
     """
     board = level.board
     deadline = time.perf_counter() + time_limit if math.isfinite(time_limit) else 1e300
     left = (1 << len(level.trays[0])) - 1 if level.trays else 0
-    return CompiledSearch(level).run(board.filled, board.pumpkins, 0, left, 0, False, False, 0, 0,
+    return CompiledSearch(level, spend=True).run(board.filled, board.pumpkins, 0, left, 0, False, False, 0, 0,
                                      level.tokens, deadline, node_limit, best0, target)
 
 

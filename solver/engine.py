@@ -17,7 +17,7 @@ from .bitboard import Bitboard, bb_cell, cell_col, cell_row, scan_cells
 from .board import Board
 from .deals import TRAY_SIZE, RandomDeals, ScriptedDeals
 from .errors import RulesError
-from .moves import Move, Placement, TokenUse
+from .moves import REDEAL_KINDS, Move, Placement, TokenUse
 from .pieces import get_piece, placement_mask, placements, rotate_cw
 from .variants import Variant
 
@@ -162,7 +162,7 @@ class Game:
             return False
         kinds = self.variant.token_kinds
         occupied = self.board.occupied
-        if kinds & {"reroll", "swap", "refresh"}:
+        if kinds & REDEAL_KINDS:
             if isinstance(self.deals, RandomDeals):
                 return True
             if isinstance(self.deals, ScriptedDeals):

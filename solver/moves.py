@@ -20,6 +20,7 @@ class Placement:
 
 
 TOKEN_KINDS = ("rotate", "remove", "reroll", "swap", "refresh")
+REDEAL_KINDS = frozenset({"reroll", "swap", "refresh"})  # the tokens that deal from the stream
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import pytest
 from solver.campaign import PROOF_BOUND, CampaignSearch, solve_level
 from solver.deals import RandomDeals
 from solver.level import parse_level, play_solution
+from solver.moves import TokenUse
 from solver.variants import find_variant
 
 from random_boards import dress
@@ -264,3 +265,66 @@ def test_token_levels_hand_token_free_subtrees_to_the_compiled_search(chunk):
     assert checked == len(TOKEN_SEEDS[chunk::4])
     assert 0 < solvable < checked  # both kinds of answer occur
     assert handed > checked // 2  # most searches did hand subtrees over
+
+
+SPEND_SEEDS = range(160)
+
+
+def random_spend_level(seed: int):
+    """Levels with no reserve, whose rotate and remove tokens the compiled search spends itself."""
+    rng = random.Random(f"jit-spend-{seed}")
+    name = ("arabic", "sudoku")[seed % 2]
+    variant = find_variant(name)
+    density = rng.uniform(0.55, 0.9)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    n_pumpkins = dress(rng, variant, grid, zones=(0, 3), stones=(0, 2, 4), pumpkins=(0, 1, 2, 3))
+    deals = RandomDeals(variant, 5000 + seed)
+    sizes = rng.choice([[1], [2], [3], [1, 1], [2, 1], [1, 2]])
+    trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
+    pieces = sum(sizes)
+    goals: list[dict] = []
+    if n_pumpkins and rng.random() < 0.6:
+        goals.append({"pumpkins": True})
+    if rng.random() < 0.25:
+        goals.append({"place_all": True})
+    goals.append({"score": rng.choice((1, 20, 60, 150))})
+    return parse_level({
+        "format": "tenfold.level/1", "id": f"s{seed}", "variant": name, "mode": MODES[name],
+        "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
+        "limit": rng.randint(max(1, pieces - 1), pieces), "tokens": rng.choice((1, 2, 3) if pieces < 3 else (1, 2)),
+    })
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_compiled_search_spends_tokens_like_the_reference(chunk):
+    """Levels with rotate/remove tokens and no reserve: the compiled search alone (it spends the
+    tokens itself) against the pure reference; its lines, token uses and all, replay."""
+    checked = solvable = spent = 0
+    for seed in SPEND_SEEDS[chunk::4]:
+        level = random_spend_level(seed)
+        slow = solve_level(level, time_limit=120, compiled=False)
+        assert slow.complete, f"seed {seed}: the reference did not finish"
+        fast = CampaignSearch(level, time_limit=120, node_limit=10**12).run_compiled()
+        assert_same_answer(level, seed, fast, slow)
+        checked += 1
+        solvable += fast.solvable
+        spent += any(isinstance(m, TokenUse) for m in fast.best_line or [])
+    assert checked == len(SPEND_SEEDS[chunk::4])
+    assert 0 < solvable < checked  # both kinds of answer occur
+    assert spent > checked // 4  # many best lines spend tokens
+
+
+def test_a_piece_that_only_fits_turned_spends_the_rotate_token():
+    """Hand-made: the 1x3 fits only upright, in column 0's three holes, completing column 0 and
+    rows 0-2 at once: 3 cells + 1,200 (four zones, Arabic) = 1,203, the one token spent."""
+    holes = {(0, 0), (1, 0), (2, 0), (8, 2), (9, 1)} | {(r, r) for r in range(3, 10)}
+    board = ["".join("." if (r, c) in holes else "#" for c in range(10)) for r in range(10)]
+    level = parse_level({
+        "format": "tenfold.level/1", "id": "turn", "variant": "arabic", "mode": "standard",
+        "board": board, "trays": [["1x3"]], "goals": [{"place_all": True}], "limit": 1, "tokens": 1,
+    })
+    answer = solve_level(level, time_limit=60)
+    assert (answer.best_score, answer.proof) == (1203, "optimal")
+    assert answer.best_line[0] == TokenUse("rotate", piece="1x3", turns=1)
+    assert play_solution(level, answer.best_line).score == 1203
+    assert solve_level(level, time_limit=60, compiled=False).best_score == 1203
