@@ -28,7 +28,11 @@ round, neither clears (a zone complete after the first alone would be
 complete after both), the board, points, streak and pumpkins end the
 same, so only the order with the lower tray slot first is searched. It
 cuts about a quarter of the nodes on the campaign benchmark's levels.
-Node counts therefore differ from the reference's; answers do not.
+It holds too when either placement spends tokens on the tiles under its
+own spot (and turning it), as long as the two spots are apart: each
+removal is then possible in either order, and the board ends the same
+(15-30 % fewer nodes on token levels, little time). Node counts therefore
+differ from the reference's; answers do not.
 
 Rotate and remove tokens (Arabic ink, Sudoku clear-space) are spent here as
 in the reference, as part of the placement they serve (``_token_moves``):
@@ -497,6 +501,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     Stage = np.zeros(depth_max, np.int64)  # 0 enter, 1 clearing pass, 2 plain pass
     # the tray slot of the placement that led here when it cleared nothing and the tray goes on, else -1
     Plain = np.full(depth_max, -1, np.int64)
+    PlainLo = np.zeros(depth_max, np.uint64)  # and that placement's cells
+    PlainHi = np.zeros(depth_max, np.uint64)
     # per tray slot, the anchors still to search: those that clear (pass 1), then the plain ones
     ClrLo = np.zeros((depth_max, width), np.uint64)
     ClrHi = np.zeros((depth_max, width), np.uint64)
@@ -722,6 +728,10 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                                                      (f_hi & ~rm_hi) | spot_hi[g, k], st_lo, st_hi,
                                                      spot_touch, g, k, full_scan, zone_lo, zone_hi, zone_region)
                 cleared = lines + regions > 0
+                if (not cleared and i < Plain[depth] and (rm_lo & ~spot_lo[g, k]) == 0
+                        and (rm_hi & ~spot_hi[g, k]) == 0 and (spot_lo[g, k] & PlainLo[depth]) == 0
+                        and (spot_hi[g, k] & PlainHi[depth]) == 0):
+                    continue  # commutes with the placement before it, searched the other way round
             else:
                 i = Slot[depth]
                 if i >= n_slots:
@@ -810,7 +820,11 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             Placed[d] = placed + 1
             Tok[d] = tokens - spent
             Stage[d] = 0
-            Plain[d] = i if (not cleared and n_t == t_idx and spent == 0) else -1
+            # a placement that clears nothing and removes only tiles under its spot (if any)
+            Plain[d] = i if (not cleared and n_t == t_idx and (rm_lo & ~spot_lo[g, k]) == 0
+                             and (rm_hi & ~spot_hi[g, k]) == 0) else -1
+            PlainLo[d] = spot_lo[g, k]
+            PlainHi[d] = spot_hi[g, k]
             depth = d
             pushed = True
         if status == 2:
