@@ -134,22 +134,21 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
         occ_hi = f_hi | st_hi
         completions = 0
         for fam in range(fam_count.shape[0]):
+            # the family's zones cheapest first (missing counts 0-10, so by a histogram)
             m = fam_count[fam]
+            for c in range(11):
+                costs_buf[c] = 0
             for a in range(m):
                 z = fam_zone[fam, a]
-                c = _pop64(zone_lo[z] & ~occ_lo) + _pop64(zone_hi[z] & ~occ_hi)
-                b = a - 1
-                while b >= 0 and costs_buf[b] > c:
-                    costs_buf[b + 1] = costs_buf[b]
-                    b -= 1
-                costs_buf[b + 1] = c
+                costs_buf[_pop64(zone_lo[z] & ~occ_lo) + _pop64(zone_hi[z] & ~occ_hi)] += 1
             budget = cells
-            done = 0
-            for a in range(m):
-                if costs_buf[a] > budget:
+            done = costs_buf[0]
+            for c in range(1, 11):
+                k = min(costs_buf[c], budget // c)
+                done += k
+                budget -= k * c
+                if k < costs_buf[c]:
                     break
-                budget -= costs_buf[a]
-                done += 1
             if done == m:
                 done += budget // fam_refill[fam]
             completions += done
@@ -613,51 +612,55 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             if placed >= limit or t_idx >= n_trays:
                 depth -= 1
                 continue
-            ub = _bound(f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx,
-                        left, placed, full_scan, limit, rem_n, rem_cells, rem_caps, ev, ev_from,
-                        fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region, has_regions,
-                        pts, cell_points, flow_bonus, bonus, costs_buf)
-            if best > -(1 << 60) and ub <= best:
-                depth -= 1
-                continue
-            UB[depth] = ub
-            # tray index < 2^16 (checked by the caller), tray slots < 2^8, run < 2^26, tokens < 2^8
-            meta = np.uint64(t_idx | (left << 16) | (Run[depth] << 24) | (TC[depth] << 50)
-                             | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
-            h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
-            pruned = False
-            slot_h = -1
-            first = h
-            for _p in range(_PROBES):
-                e = tt[h, 4]
-                if e == 0:
-                    if slot_h < 0:
+            # A last move's node skips the bound and the transposition table: its children are
+            # scored inline, which costs less than either (on the benchmark's 3-tray levels the
+            # table pruned 0.04 % of these nodes; skipping both took 40 % off the time).
+            if not last_move:
+                ub = _bound(f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx,
+                            left, placed, full_scan, limit, rem_n, rem_cells, rem_caps, ev, ev_from,
+                            fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region, has_regions,
+                            pts, cell_points, flow_bonus, bonus, costs_buf)
+                if best > -(1 << 60) and ub <= best:
+                    depth -= 1
+                    continue
+                UB[depth] = ub
+                # tray index < 2^16 (checked by the caller), tray slots < 2^8, run < 2^26, tokens < 2^8
+                meta = np.uint64(t_idx | (left << 16) | (Run[depth] << 24) | (TC[depth] << 50)
+                                 | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
+                h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
+                pruned = False
+                slot_h = -1
+                first = h
+                for _p in range(_PROBES):
+                    e = tt[h, 4]
+                    if e == 0:
+                        if slot_h < 0:
+                            slot_h = h
+                        break
+                    if (e == meta and tt[h, 0] == f_lo and tt[h, 1] == f_hi and tt[h, 2] == P_lo[depth]
+                            and tt[h, 3] == P_hi[depth]):
+                        if np.int64(tt[h, 5]) >= points + bonus_const:
+                            pruned = True
                         slot_h = h
-                    break
-                if (e == meta and tt[h, 0] == f_lo and tt[h, 1] == f_hi and tt[h, 2] == P_lo[depth]
-                        and tt[h, 3] == P_hi[depth]):
-                    if np.int64(tt[h, 5]) >= points + bonus_const:
-                        pruned = True
-                    slot_h = h
-                    break
-                h = (h + 1) & np.int64(tt_mask)
-            if pruned:
-                depth -= 1
-                continue
-            if slot_h < 0:  # every probed slot taken: replace the entry nearest the leaves
-                slot_h = _tt_victim(tt, first, tt_mask)
-            elif tt[slot_h, 4] == 0:
-                tt_used += 1
-            tt[slot_h, 0] = f_lo
-            tt[slot_h, 1] = f_hi
-            tt[slot_h, 2] = P_lo[depth]
-            tt[slot_h, 3] = P_hi[depth]
-            tt[slot_h, 4] = meta
-            tt[slot_h, 5] = np.uint64(points + bonus_const)
-            if 2 * tt_used > tt_size and tt_size < (1 << tt_bits):
-                tt = _grow(tt)
-                tt_size = tt.shape[0]
-                tt_mask = np.uint64(tt_size - 1)
+                        break
+                    h = (h + 1) & np.int64(tt_mask)
+                if pruned:
+                    depth -= 1
+                    continue
+                if slot_h < 0:  # every probed slot taken: replace the entry nearest the leaves
+                    slot_h = _tt_victim(tt, first, tt_mask)
+                elif tt[slot_h, 4] == 0:
+                    tt_used += 1
+                tt[slot_h, 0] = f_lo
+                tt[slot_h, 1] = f_hi
+                tt[slot_h, 2] = P_lo[depth]
+                tt[slot_h, 3] = P_hi[depth]
+                tt[slot_h, 4] = meta
+                tt[slot_h, 5] = np.uint64(points + bonus_const)
+                if 2 * tt_used > tt_size and tt_size < (1 << tt_bits):
+                    tt = _grow(tt)
+                    tt_size = tt.shape[0]
+                    tt_mask = np.uint64(tt_size - 1)
             Stage[depth] = 1
             Slot[depth] = 0
             e_lo = ~(f_lo | st_lo)
