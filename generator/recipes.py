@@ -39,7 +39,7 @@ class Recipe:
 
 RECIPES: dict[str, Recipe] = {
     # Three ink tokens make every placement a choice among spots freed by removals: one tray's
-    # proof takes a median 60 ms (bench/campaign.py), two trays' about 13 s, so one tray is
+    # proof takes a median 23 ms (bench/campaign.py), two trays' about 11 s, so one tray is
     # the default and the budget (about 2-4 s of the compiled search) lets --trays 2 accept
     # about a third of its candidates.
     "sultan": Recipe("sultan", "arabic", "sultan", (4, 4), (0.82, 0.92), (0, 0), True, 1, 4_000_000),
