@@ -39,7 +39,6 @@ from .pieces import Spot, get_piece, placements, rotate_cw
 from .tray_cpsat import SEED
 
 
-
 @dataclass(frozen=True)
 class _Option:
     """A way to put down a tray piece: as it is, or turned ``turns`` quarter turns for a token."""
