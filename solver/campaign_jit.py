@@ -301,50 +301,34 @@ def _has(lo, hi, cell):
 
 
 @nb.njit(cache=True)
-def _mv_push(mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, e, i, g, k, cost, lo, hi):
-    """Append one token placement at ``e`` (the arrays doubled when full); returns the arrays."""
-    if e >= mv_slot.shape[0]:
-        n = 2 * mv_slot.shape[0]
-        a = np.zeros(n, np.int64)
-        a[:e] = mv_slot[:e]
-        mv_slot = a
-        a = np.zeros(n, np.int64)
-        a[:e] = mv_g[:e]
-        mv_g = a
-        a = np.zeros(n, np.int64)
-        a[:e] = mv_k[:e]
-        mv_k = a
-        a = np.zeros(n, np.int64)
-        a[:e] = mv_cost[:e]
-        mv_cost = a
-        b = np.zeros(n, np.uint64)
-        b[:e] = mv_lo[:e]
-        mv_lo = b
-        b = np.zeros(n, np.uint64)
-        b[:e] = mv_hi[:e]
-        mv_hi = b
-    mv_slot[e] = i
-    mv_g[e] = g
-    mv_k[e] = k
-    mv_cost[e] = cost
-    mv_lo[e] = lo
-    mv_hi[e] = hi
-    return mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi
+def _mv_push(mv, e, i, g, k, cost, lo, hi):
+    """Write one token placement (slot, shape, spot, cost, tiles removed) at row ``e`` of the
+    move stack, doubled when full; returns the stack."""
+    if e >= mv.shape[0]:
+        grown = np.zeros((2 * mv.shape[0], 6), np.uint64)
+        grown[:e] = mv[:e]
+        mv = grown
+    mv[e, 0] = i
+    mv[e, 1] = g
+    mv[e, 2] = k
+    mv[e, 3] = cost
+    mv[e, 4] = lo
+    mv[e, 5] = hi
+    return mv
 
 
 @nb.njit(cache=True)
 def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_scan, can_rotate, can_remove,
                  token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g, anchor_lo, anchor_hi, spot_of,
-                 spot_lo, spot_hi, spot_touch, zone_lo, zone_hi, mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi,
-                 e, comb, cells_buf, zbuf_lo, zbuf_hi):
+                 spot_lo, spot_hi, spot_touch, zone_lo, zone_hi, mv, e, comb, cells_buf, zbuf_lo, zbuf_hi):
     """``CampaignSearch._token_placements`` for one state: append its placements that spend
-    rotate/remove tokens (slot, shape, spot, tiles removed first, tokens spent) from ``e``.
+    rotate/remove tokens to the move stack ``mv`` from row ``e`` (``_mv_push``).
 
     Each piece once (the first unplaced slot holding it), as itself or turned (one token); its
     spots over filled tiles remove them first (one token each); and, where tokens remain, every
     set of further removals that stops some of the zones the placement would complete, each
     tile stopping a zone the others do not (``_prevent_clears``). Spends that cannot beat
-    ``best`` (the bound less their bonus) are left out. Returns (the arrays, new end).
+    ``best`` (the bound less their bonus) are left out. Returns (the stack, new end).
     """
     none = best <= -(1 << 60)
     occ_lo = f_lo | st_lo
@@ -375,8 +359,7 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
                 if cost > tokens or not (none or ub - max(cost, 1) * token_bonus > best):
                     continue
                 if cost > 0:
-                    mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi = _mv_push(
-                        mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, e, i, g, k, cost, ov_lo, ov_hi)
+                    mv = _mv_push(mv, e, i, g, k, cost, ov_lo, ov_hi)
                     e += 1
                 if not can_remove or tokens <= cost or not (none or ub - (cost + 1) * token_bonus > best):
                     continue
@@ -443,8 +426,7 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
                                     m_lo |= np.uint64(1) << np.uint64(cj)
                                 else:
                                     m_hi |= np.uint64(1) << np.uint64(cj - 64)
-                            mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi = _mv_push(
-                                mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, e, i, g, k, cost + size, m_lo, m_hi)
+                            mv = _mv_push(mv, e, i, g, k, cost + size, m_lo, m_hi)
                             e += 1
                         j = size - 1  # the next combination
                         while j >= 0 and comb[j] == n_cells - size + j:
@@ -454,7 +436,7 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
                         comb[j] += 1
                         for j2 in range(j + 1, size):
                             comb[j2] = comb[j2 - 1] + 1
-    return mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, e
+    return mv, e
 
 
 @nb.njit(cache=True)
@@ -511,16 +493,11 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     Tok = np.zeros(depth_max, np.int64)
     UB = np.zeros(depth_max, np.int64)
     # the token placements (rotate/remove) of every frame on one stack: frame d's are
-    # MvBase[d]..MvEnd[d], searched from MvCur[d]; entries (slot, shape, spot, tiles removed, cost)
+    # MvBase[d]..MvEnd[d] of mv, searched from MvCur[d]; rows (slot, shape, spot, cost, tiles removed)
     MvBase = np.zeros(depth_max, np.int64)
     MvEnd = np.zeros(depth_max, np.int64)
     MvCur = np.zeros(depth_max, np.int64)
-    mv_slot = np.zeros(1024, np.int64)
-    mv_g = np.zeros(1024, np.int64)
-    mv_k = np.zeros(1024, np.int64)
-    mv_cost = np.zeros(1024, np.int64)
-    mv_lo = np.zeros(1024, np.uint64)
-    mv_hi = np.zeros(1024, np.uint64)
+    mv = np.zeros((1024, 6), np.uint64)
     comb = np.zeros(100, np.int64)
     cells_buf = np.zeros(100, np.int64)
     zbuf_lo = np.zeros(n_zones, np.uint64)
@@ -702,12 +679,11 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             spent = 0
             if stage == 3:
                 if tokens > 0 and tok_kinds != 0 and (best <= -(1 << 60) or UB[depth] - token_bonus > best):
-                    mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, MvEnd[depth] = _token_moves(
+                    mv, MvEnd[depth] = _token_moves(
                         f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, UB[depth], best, full_scan,
                         can_rotate, can_remove, token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g,
                         anchor_lo, anchor_hi, spot_of, spot_lo, spot_hi, spot_touch, zone_lo, zone_hi,
-                        mv_slot, mv_g, mv_k, mv_cost, mv_lo, mv_hi, MvBase[depth], comb, cells_buf,
-                        zbuf_lo, zbuf_hi)
+                        mv, MvBase[depth], comb, cells_buf, zbuf_lo, zbuf_hi)
                 MvCur[depth] = MvBase[depth]
                 stage = 4
                 Stage[depth] = 4
@@ -719,14 +695,14 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     Stage[depth] = 5
                     continue
                 MvCur[depth] = c + 1
-                spent = mv_cost[c]
+                spent = np.int64(mv[c, 3])
                 if best > -(1 << 60) and UB[depth] - spent * token_bonus <= best:
                     continue  # the best rose since this list was made
-                i = mv_slot[c]
-                g = mv_g[c]
-                k = mv_k[c]
-                rm_lo = mv_lo[c]
-                rm_hi = mv_hi[c]
+                i = np.int64(mv[c, 0])
+                g = np.int64(mv[c, 1])
+                k = np.int64(mv[c, 2])
+                rm_lo = mv[c, 4]
+                rm_hi = mv[c, 5]
                 a_lo, a_hi, lines, regions = _settle((f_lo & ~rm_lo) | spot_lo[g, k],
                                                      (f_hi & ~rm_hi) | spot_hi[g, k], st_lo, st_hi,
                                                      spot_touch, g, k, full_scan, zone_lo, zone_hi, zone_region)

@@ -219,30 +219,39 @@ def test_bitboard_move_generator_matches_the_rules_engine():
 TOKEN_SEEDS = range(120)
 
 
-def random_token_level(seed: int):
-    """Arabic or Sudoku levels with 1-3 tokens to spend, sometimes a reserve to redeal from."""
-    rng = random.Random(f"jit-tokens-{seed}")
-    name = ("arabic", "sudoku")[seed % 2]
+def token_level_data(ident: str, name: str, rng: random.Random, deals: RandomDeals, density: float,
+                     zones: tuple, pumpkins: tuple, sizes: list, tokens) -> dict:
+    """Level-file data for an Arabic or Sudoku level with tokens to spend: a dressed random
+    board, trays from ``deals``, ``rng.choice(tokens(pieces))`` tokens, random goals and limit."""
     variant = find_variant(name)
-    density = rng.uniform(0.4, 0.85)
     grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
-    n_pumpkins = dress(rng, variant, grid, zones=(0, 4), stones=(0, 2, 4), pumpkins=(0, 0, 1, 2))
-    deals = RandomDeals(variant, 1000 + seed)
-    sizes = rng.choice([[1], [2], [1, 1], [2, 1], [1, 2], [3]])
-    trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
-    pieces = sum(sizes)
-    tokens = rng.choice((1, 2, 3)) if pieces < 3 else 1  # more tokens on three pieces: minutes
+    n_pumpkins = dress(rng, variant, grid, zones=zones, stones=(0, 2, 4), pumpkins=pumpkins)
+    shape = rng.choice(sizes)
+    trays = [[deals.next_piece() for _ in range(n)] for n in shape]
+    pieces = sum(shape)
+    choices = tokens(pieces)
+    n_tokens = rng.choice(choices) if len(choices) > 1 else choices[0]
     goals: list[dict] = []
     if n_pumpkins and rng.random() < 0.6:
         goals.append({"pumpkins": True})
     if rng.random() < 0.25:
         goals.append({"place_all": True})
     goals.append({"score": rng.choice((1, 20, 60, 150))})
-    data = {
-        "format": "tenfold.level/1", "id": f"t{seed}", "variant": name, "mode": MODES[name],
+    return {
+        "format": "tenfold.level/1", "id": ident, "variant": name, "mode": MODES[name],
         "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
-        "limit": rng.randint(max(1, pieces - 1), pieces), "tokens": tokens,
+        "limit": rng.randint(max(1, pieces - 1), pieces), "tokens": n_tokens,
     }
+
+
+def random_token_level(seed: int):
+    """Arabic or Sudoku levels with 1-3 tokens to spend, sometimes a reserve to redeal from."""
+    rng = random.Random(f"jit-tokens-{seed}")
+    name = ("arabic", "sudoku")[seed % 2]
+    deals = RandomDeals(find_variant(name), 1000 + seed)
+    data = token_level_data(  # more tokens on three pieces: minutes for the reference
+        f"t{seed}", name, rng, deals, rng.uniform(0.4, 0.85), (0, 4), (0, 0, 1, 2),
+        [[1], [2], [1, 1], [2, 1], [1, 2], [3]], lambda pieces: (1, 2, 3) if pieces < 3 else (1,))
     if rng.random() < 0.3:
         data["reserve"] = [deals.next_piece() for _ in range(3)]
     return parse_level(data)
@@ -274,25 +283,10 @@ def random_spend_level(seed: int):
     """Levels with no reserve, whose rotate and remove tokens the compiled search spends itself."""
     rng = random.Random(f"jit-spend-{seed}")
     name = ("arabic", "sudoku")[seed % 2]
-    variant = find_variant(name)
-    density = rng.uniform(0.55, 0.9)
-    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
-    n_pumpkins = dress(rng, variant, grid, zones=(0, 3), stones=(0, 2, 4), pumpkins=(0, 1, 2, 3))
-    deals = RandomDeals(variant, 5000 + seed)
-    sizes = rng.choice([[1], [2], [3], [1, 1], [2, 1], [1, 2]])
-    trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
-    pieces = sum(sizes)
-    goals: list[dict] = []
-    if n_pumpkins and rng.random() < 0.6:
-        goals.append({"pumpkins": True})
-    if rng.random() < 0.25:
-        goals.append({"place_all": True})
-    goals.append({"score": rng.choice((1, 20, 60, 150))})
-    return parse_level({
-        "format": "tenfold.level/1", "id": f"s{seed}", "variant": name, "mode": MODES[name],
-        "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
-        "limit": rng.randint(max(1, pieces - 1), pieces), "tokens": rng.choice((1, 2, 3) if pieces < 3 else (1, 2)),
-    })
+    deals = RandomDeals(find_variant(name), 5000 + seed)
+    return parse_level(token_level_data(
+        f"s{seed}", name, rng, deals, rng.uniform(0.55, 0.9), (0, 3), (0, 1, 2, 3),
+        [[1], [2], [3], [1, 1], [2, 1], [1, 2]], lambda pieces: (1, 2, 3) if pieces < 3 else (1, 2)))
 
 
 @pytest.mark.parametrize("chunk", range(4))
