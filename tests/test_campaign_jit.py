@@ -80,6 +80,65 @@ def test_compiled_agrees_with_reference(chunk):
     assert 0 < solvable < checked  # both kinds of answer occur
 
 
+FINAL_SEEDS = range(240)
+
+
+def dense_level(seed: int):
+    """A dense board (70-90 % filled) and one or two trays: the final tray's plain placements
+    mostly have to be used by a clear to beat the best, so the pending-placement rule fires."""
+    rng = random.Random(f"final-{seed}")
+    name = VARIANTS[seed % 3]
+    variant = find_variant(name)
+    density = rng.uniform(0.7, 0.9)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    n_pumpkins = dress(rng, variant, grid, zones=(0, 2), stones=(0, 1, 2, 4), pumpkins=(0, 1, 2, 3))
+    deals = RandomDeals(variant, 7000 + seed)
+    sizes = rng.choice([[3], [1, 3], [2, 3]] if name != "sudoku" else [[3], [1, 3]])
+    trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
+    pieces = sum(sizes)
+    goals: list[dict] = []
+    if n_pumpkins and rng.random() < 0.6:
+        goals.append({"pumpkins": True})
+    if rng.random() < 0.25:
+        goals.append({"place_all": True})
+    goals.append({"score": 1})
+    return parse_level({
+        "format": "tenfold.level/1", "id": f"f{seed}", "variant": name, "mode": MODES[name],
+        "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
+        "limit": rng.randint(max(1, pieces - 1), pieces), "tokens": 0,
+    })
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_final_tray_rule_keeps_every_answer(chunk):
+    """The pending-placement pruning of the final tray (``campaign_jit`` docstring) against the
+    same search without it and, on half the levels, the pure reference: the same best, lines
+    that replay to it, and far fewer nodes where it fires."""
+    from solver.campaign_jit import CompiledSearch
+
+    fired = nodes_on = nodes_off = checked = 0
+    for seed in FINAL_SEEDS[chunk::2]:
+        level = dense_level(seed)
+        board = level.board
+        runs = {}
+        for rule in (True, False):
+            runs[rule] = CompiledSearch(level, spend=True, final_rule=rule).run(
+                board.filled, board.pumpkins, 0, (1 << len(level.trays[0])) - 1, 0, False, False, 0, 0, 0,
+                1e300, 10**12, None, None)
+        (status, best, nodes, line), (_, best_off, nodes_off_here, _) = runs[True], runs[False]
+        assert status == 0 and best == best_off, f"seed {seed}"
+        if line is not None:
+            assert play_solution(level, line, ignore_score=True).score == best, f"seed {seed}"
+        if (seed // 2) % 2 == 0:
+            assert solve_level(level, time_limit=120, compiled=False).best_score == best, f"seed {seed}"
+        fired += nodes < nodes_off_here
+        nodes_on += nodes
+        nodes_off += nodes_off_here
+        checked += 1
+    assert checked == len(FINAL_SEEDS[chunk::2])
+    assert fired > checked // 5 and 2 * nodes_on < nodes_off
+
+
 def test_levels_cover_the_features():
     levels = [random_level(seed) for seed in SEEDS]
     assert {lv.variant.name for lv in levels} == set(VARIANTS)
