@@ -26,7 +26,10 @@ from solver.pieces import get_piece
 from .grade import GRADE_NAMES
 from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
 
-GENERATOR_VERSION = "1"
+# Bumped whenever the same command and seed write a different pack (an interrupted run's
+# partial results are then not resumed): 2 = the campaign search's final-tray rule changed
+# the proofs' node counts, and with them which candidates the grading keeps.
+GENERATOR_VERSION = "2"
 MAX_CANDIDATES_PER_LEVEL = 400
 
 
