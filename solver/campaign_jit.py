@@ -242,6 +242,13 @@ def _fits(g, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi):
 
 
 @nb.njit(cache=True, inline="always")
+def _pop_zone(zones):
+    """The lowest zone of a nonempty zone set (a bit each), and the set without it."""
+    b = zones & (~zones + np.uint64(1))
+    return _pop64(b - np.uint64(1)), zones ^ b
+
+
+@nb.njit(cache=True, inline="always")
 def _completing(g, l_lo, l_hi, e_lo, e_hi, zones, zone_lo, zone_hi, piece_size, cover_lo, cover_hi):
     """Of the anchors (l_lo, l_hi) where piece ``g`` fits, those completing one of ``zones`` (a
     bit per zone) on the empty cells (e_lo, e_hi)."""
@@ -249,9 +256,7 @@ def _completing(g, l_lo, l_hi, e_lo, e_hi, zones, zone_lo, zone_hi, piece_size, 
     u_lo = np.uint64(0)
     u_hi = np.uint64(0)
     while zones != 0:
-        b = zones & (~zones + np.uint64(1))
-        zones ^= b
-        z = _pop64(b - np.uint64(1))
+        z, zones = _pop_zone(zones)
         m_lo = zone_lo[z] & e_lo
         m_hi = zone_hi[z] & e_hi
         n = _pop64(m_lo) + _pop64(m_hi)
@@ -341,9 +346,7 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, n_pend, stri
             zs = pend_zones[j]
             found = False
             while zs != 0:  # a zone through it no fuller than the cells to come can fill
-                bit = zs & (~zs + np.uint64(1))
-                zs ^= bit
-                z = _pop64(bit - np.uint64(1))
+                z, zs = _pop_zone(zs)
                 if _pop64(zone_lo[z] & e_lo) + _pop64(zone_hi[z] & e_hi) <= rest_cells:
                     found = True
                     break
@@ -394,7 +397,6 @@ def _usable_by_two(ga, gb, f_lo, f_hi, st_lo, st_hi, x_zones, n_zones, zone_lo,
     complete one of the zones ``x_zones`` (a necessary condition: where the first clears nothing,
     the second may take any spot that fits before it and misses its cells)."""
     all_hi = np.uint64((1 << 36) - 1)
-    every = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n_zones)
     e_lo = ~(f_lo | st_lo)
     e_hi = ~(f_hi | st_hi) & all_hi
     fa_lo, fa_hi = _fits(ga, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
@@ -408,78 +410,78 @@ def _usable_by_two(ga, gb, f_lo, f_hi, st_lo, st_hi, x_zones, n_zones, zone_lo,
                              cover_hi)
     if c_lo != 0 or c_hi != 0:
         return True
-    size = piece_size[ga] + piece_size[gb]
-    for order in range(2):
-        a_g = ga if order == 0 else gb
-        b_g = gb if order == 0 else ga
-        a_lo = fa_lo if order == 0 else fb_lo
-        a_hi = fa_hi if order == 0 else fb_hi
-        b_lo = fb_lo if order == 0 else fa_lo
-        b_hi = fb_hi if order == 0 else fa_hi
-        if (a_lo == 0 and a_hi == 0) or (b_lo == 0 and b_hi == 0):
+    return _first_then_second(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi, x_zones,
+                              n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo,
+                              anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch) or \
+        _first_then_second(gb, ga, fb_lo, fb_hi, fa_lo, fa_hi, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi, x_zones,
+                           n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo,
+                           anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch)
+
+
+@nb.njit(cache=True, inline="always")
+def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi, x_zones, n_zones,
+                       zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo,
+                       cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
+    """``_usable_by_two`` for the order piece a then piece b (fitting at the anchors a, b on the
+    empty cells e), past the case where one alone completes a zone of ``x_zones`` next."""
+    all_hi = np.uint64((1 << 36) - 1)
+    # a fills part of such a zone, b the rest (b fitting now: nothing is cleared between)
+    size = piece_size[a_g] + piece_size[b_g]
+    zs = x_zones if (b_lo != 0 or b_hi != 0) else np.uint64(0)
+    while zs != 0:
+        z, zs = _pop_zone(zs)
+        m_lo = zone_lo[z] & e_lo
+        m_hi = zone_hi[z] & e_hi
+        n = _pop64(m_lo) + _pop64(m_hi)
+        if n < 2 or n > size:
             continue
-        # the first fills part of such a zone, the second the rest
-        zs = x_zones
-        while zs != 0:
-            bit = zs & (~zs + np.uint64(1))
-            zs ^= bit
-            z = _pop64(bit - np.uint64(1))
-            m_lo = zone_lo[z] & e_lo
-            m_hi = zone_hi[z] & e_hi
-            n = _pop64(m_lo) + _pop64(m_hi)
-            if n < 2 or n > size:
-                continue
-            cand_lo = np.uint64(0)
-            cand_hi = np.uint64(0)
-            t_lo = m_lo
-            t_hi = m_hi
-            while t_lo != 0 or t_hi != 0:
-                cell, t_lo, t_hi = _low_bit(t_lo, t_hi)
-                cand_lo |= cover_lo[a_g, cell]
-                cand_hi |= cover_hi[a_g, cell]
-            cand_lo &= a_lo
-            cand_hi &= a_hi
-            while cand_lo != 0 or cand_hi != 0:
-                a, cand_lo, cand_hi = _low_bit(cand_lo, cand_hi)
-                k = spot_of[a_g, a]
-                s_lo = spot_lo[a_g, k]
-                s_hi = spot_hi[a_g, k]
-                bb_lo = b_lo
-                bb_hi = b_hi
-                r_lo = m_lo & ~s_lo
-                r_hi = m_hi & ~s_hi
-                while (r_lo != 0 or r_hi != 0) and (bb_lo != 0 or bb_hi != 0):
-                    cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
-                    bb_lo &= cover_lo[b_g, cell]
-                    bb_hi &= cover_hi[b_g, cell]
-                u_lo = s_lo
-                u_hi = s_hi
-                while (u_lo != 0 or u_hi != 0) and (bb_lo != 0 or bb_hi != 0):  # apart from the first
-                    cell, u_lo, u_hi = _low_bit(u_lo, u_hi)
-                    bb_lo &= ~cover_lo[b_g, cell]
-                    bb_hi &= ~cover_hi[b_g, cell]
-                if bb_lo != 0 or bb_hi != 0:
-                    return True
-    for order in range(2):
-        a_g = ga if order == 0 else gb
-        b_g = gb if order == 0 else ga
-        a_lo = fa_lo if order == 0 else fb_lo
-        a_hi = fa_hi if order == 0 else fb_hi
-        # the first clears other zones, then the second completes one of these
-        c_lo, c_hi = _completing(a_g, a_lo, a_hi, e_lo, e_hi, every & ~x_zones, zone_lo, zone_hi, piece_size,
-                                 cover_lo, cover_hi)
-        while c_lo != 0 or c_hi != 0:
-            a, c_lo, c_hi = _low_bit(c_lo, c_hi)
+        cand_lo = np.uint64(0)
+        cand_hi = np.uint64(0)
+        t_lo = m_lo
+        t_hi = m_hi
+        while t_lo != 0 or t_hi != 0:
+            cell, t_lo, t_hi = _low_bit(t_lo, t_hi)
+            cand_lo |= cover_lo[a_g, cell]
+            cand_hi |= cover_hi[a_g, cell]
+        cand_lo &= a_lo
+        cand_hi &= a_hi
+        while cand_lo != 0 or cand_hi != 0:
+            a, cand_lo, cand_hi = _low_bit(cand_lo, cand_hi)
             k = spot_of[a_g, a]
-            n_lo, n_hi, _, _ = _settle(f_lo | spot_lo[a_g, k], f_hi | spot_hi[a_g, k], st_lo, st_hi,
-                                       spot_touch, a_g, k, False, zone_lo, zone_hi, zone_region)
-            e2_lo = ~(n_lo | st_lo)
-            e2_hi = ~(n_hi | st_hi) & all_hi
-            l_lo, l_hi = _fits(b_g, e2_lo, e2_hi, offs, offs_n, anchor_lo, anchor_hi)
-            l_lo, l_hi = _completing(b_g, l_lo, l_hi, e2_lo, e2_hi, x_zones, zone_lo, zone_hi, piece_size,
-                                     cover_lo, cover_hi)
-            if l_lo != 0 or l_hi != 0:
+            s_lo = spot_lo[a_g, k]
+            s_hi = spot_hi[a_g, k]
+            bb_lo = b_lo
+            bb_hi = b_hi
+            r_lo = m_lo & ~s_lo
+            r_hi = m_hi & ~s_hi
+            while (r_lo != 0 or r_hi != 0) and (bb_lo != 0 or bb_hi != 0):
+                cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
+                bb_lo &= cover_lo[b_g, cell]
+                bb_hi &= cover_hi[b_g, cell]
+            u_lo = s_lo
+            u_hi = s_hi
+            while (u_lo != 0 or u_hi != 0) and (bb_lo != 0 or bb_hi != 0):  # apart from a's cells
+                cell, u_lo, u_hi = _low_bit(u_lo, u_hi)
+                bb_lo &= ~cover_lo[b_g, cell]
+                bb_hi &= ~cover_hi[b_g, cell]
+            if bb_lo != 0 or bb_hi != 0:
                 return True
+    # a clears other zones, then b completes one of these
+    every = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n_zones)
+    c_lo, c_hi = _completing(a_g, a_lo, a_hi, e_lo, e_hi, every & ~x_zones, zone_lo, zone_hi, piece_size,
+                             cover_lo, cover_hi)
+    while c_lo != 0 or c_hi != 0:
+        a, c_lo, c_hi = _low_bit(c_lo, c_hi)
+        k = spot_of[a_g, a]
+        n_lo, n_hi, _, _ = _settle(f_lo | spot_lo[a_g, k], f_hi | spot_hi[a_g, k], st_lo, st_hi,
+                                   spot_touch, a_g, k, False, zone_lo, zone_hi, zone_region)
+        e2_lo = ~(n_lo | st_lo)
+        e2_hi = ~(n_hi | st_hi) & all_hi
+        l_lo, l_hi = _fits(b_g, e2_lo, e2_hi, offs, offs_n, anchor_lo, anchor_hi)
+        l_lo, l_hi = _completing(b_g, l_lo, l_hi, e2_lo, e2_hi, x_zones, zone_lo, zone_hi, piece_size,
+                                 cover_lo, cover_hi)
+        if l_lo != 0 or l_hi != 0:
+            return True
     return False
 
 

@@ -37,7 +37,14 @@ def random_level(seed: int):
     shapes = [[1], [2], [3], [1, 1], [2, 2], [3, 1], [2, 2, 1], [1, 2, 2], [3, 2], [2, 3]]
     if name == "sudoku":  # five pieces with regions take the reference too long
         shapes = shapes[:6] + [[2, 1, 1], [1, 1, 2]]
-    sizes = rng.choice(shapes)
+    return campaign_level(f"j{seed}", name, rng, grid, n_pumpkins, deals, rng.choice(shapes),
+                          scores=(1, 20, 60, 150), slack=2)
+
+
+def campaign_level(ident, name, rng, grid, n_pumpkins, deals, sizes, scores, slack):
+    """The level: trays of ``sizes`` pieces dealt by ``deals``; goals (pumpkins cleared when
+    there are some, sometimes; place_all, sometimes; a score drawn from ``scores``, no draw for
+    one); a limit up to ``slack`` below the piece count; no tokens."""
     trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
     pieces = sum(sizes)
     goals: list[dict] = []
@@ -45,11 +52,11 @@ def random_level(seed: int):
         goals.append({"pumpkins": True})
     if rng.random() < 0.25:
         goals.append({"place_all": True})
-    goals.append({"score": rng.choice((1, 20, 60, 150))})
+    goals.append({"score": rng.choice(scores) if len(scores) > 1 else scores[0]})
     return parse_level({
-        "format": "tenfold.level/1", "id": f"j{seed}", "variant": name, "mode": MODES[name],
+        "format": "tenfold.level/1", "id": ident, "variant": name, "mode": MODES[name],
         "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
-        "limit": rng.randint(max(1, pieces - 2), pieces), "tokens": 0,
+        "limit": rng.randint(max(1, pieces - slack), pieces), "tokens": 0,
     })
 
 
@@ -94,19 +101,7 @@ def dense_level(seed: int):
     n_pumpkins = dress(rng, variant, grid, zones=(0, 2), stones=(0, 1, 2, 4), pumpkins=(0, 1, 2, 3))
     deals = RandomDeals(variant, 7000 + seed)
     sizes = rng.choice([[3], [1, 3], [2, 3]] if name != "sudoku" else [[3], [1, 3]])
-    trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
-    pieces = sum(sizes)
-    goals: list[dict] = []
-    if n_pumpkins and rng.random() < 0.6:
-        goals.append({"pumpkins": True})
-    if rng.random() < 0.25:
-        goals.append({"place_all": True})
-    goals.append({"score": 1})
-    return parse_level({
-        "format": "tenfold.level/1", "id": f"f{seed}", "variant": name, "mode": MODES[name],
-        "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
-        "limit": rng.randint(max(1, pieces - 1), pieces), "tokens": 0,
-    })
+    return campaign_level(f"f{seed}", name, rng, grid, n_pumpkins, deals, sizes, scores=(1,), slack=1)
 
 
 @pytest.mark.parametrize("chunk", range(2))
