@@ -1365,3 +1365,25 @@ def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: 
                       tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
                       bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus,
                       level.tokens * variant.token_bonus, np.zeros(16, np.int64)))
+
+
+def pending_alive(level: Level, filled: int, pending: list[int], must: list[bool], strict: bool,
+                  tray_index: int, left_mask: int, count: int) -> bool:
+    """The compiled search's pending test (``_pending_alive``) for one state, for the tests that
+    hold it to a brute force: whether ``count`` more placements, from the unplaced slots
+    ``left_mask`` of tray ``tray_index`` (slots in sorted piece order), can still clear a zone
+    through every pending placement (``pending``: their cells) marked must-use (all when
+    ``strict``). False only where none can; True may still be wrong the other way."""
+    tb = _Tables(level)
+    f_lo, f_hi = split(filled)
+    s_lo, s_hi = split(level.board.stones)
+    n = len(pending)
+    zones = np.array([int(_zones_through(*(np.uint64(w) for w in split(cells)), tb.cell_zones)) for cells in pending]
+                     or [0], np.uint64)
+    musts = np.array([int(m) for m in must] or [0], np.int64)
+    rest_cells = int(tb.rem_cells[tray_index, left_mask, count])
+    return bool(_pending_alive(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), zones, musts, n,
+                               strict, count, rest_cells, tray_index, left_mask, tb.tray_len, tb.tray_piece,
+                               tb.zone_lo.shape[0], tb.zone_lo, tb.zone_hi, tb.zone_region, tb.piece_size,
+                               tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
+                               tb.spot_of, tb.spot_lo, tb.spot_hi, tb.spot_touch))

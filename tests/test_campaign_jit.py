@@ -14,9 +14,12 @@ import random
 import pytest
 
 from solver.campaign import PROOF_BOUND, CampaignSearch, solve_level
+from solver.board import Board
 from solver.deals import RandomDeals
+from solver.engine import settle
 from solver.level import parse_level, play_solution
 from solver.moves import TokenUse
+from solver.pieces import placements
 from solver.variants import find_variant
 
 from random_boards import dress
@@ -376,3 +379,91 @@ def test_a_piece_that_only_fits_turned_spends_the_rotate_token():
     assert answer.best_line[0] == TokenUse("rotate", piece="1x3", turns=1)
     assert play_solution(level, answer.best_line).score == 1203
     assert solve_level(level, time_limit=60, compiled=False).best_score == 1203
+
+
+def usable_by_brute_force(variant, filled, stones, pending, must, strict, pieces, count):
+    """Whether ``count`` placements of distinct pieces from ``pieces`` (any order, clears between,
+    each through the rules engine's ``settle``) can clear a zone through every pending placement
+    (cells) marked must-use, or through all of them when ``strict``."""
+    def search(filled, pieces, targets, count):
+        if not targets:
+            return True
+        if count == 0:
+            return False
+        occupied = filled | stones
+        for i, piece in enumerate(pieces):
+            if piece in pieces[:i]:
+                continue
+            for spot in placements(piece):
+                if spot.mask & occupied:
+                    continue
+                after, _, _ = settle(variant, filled, stones, spot.mask)
+                cleared = (filled | spot.mask) & ~after
+                if search(after, pieces[:i] + pieces[i + 1:], [t for t in targets if not t & cleared], count - 1):
+                    return True
+        return False
+    return search(filled, list(pieces), [cells for cells, m in zip(pending, must) if m or strict], count)
+
+
+def pending_case(seed: int):
+    """A dense board with several nearly complete zones and none complete, one to three plain
+    placements lying on it (pending), a tray of three, the slots still to place and how many
+    placements are left."""
+    rng = random.Random(f"pending-{seed}")
+    name = VARIANTS[seed % 3]
+    variant = find_variant(name)
+    density = rng.uniform(0.7, 0.92)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    dress(rng, variant, grid, zones=(3, 9), stones=(0, 1, 2, 4), pumpkins=(0,))
+    board = parse_level({"format": "tenfold.level/1", "id": "b", "variant": name, "mode": MODES[name],
+                         "board": ["".join(r) for r in grid], "trays": [["1x1"]], "goals": [{"score": 1}],
+                         "tokens": 0}).board
+    filled, stones = board.filled, board.stones
+    for zone in variant.zones:  # open every complete zone
+        if (filled | stones) & zone == zone and zone & filled:
+            filled &= ~(1 << rng.choice([c for c in range(100) if (filled & zone) >> c & 1]))
+    deals = RandomDeals(variant, 9000 + seed)
+    tray = sorted(deals.next_piece() for _ in range(3))
+    pending = []
+    while len(pending) < rng.choice((1, 1, 2, 2, 3)):
+        spots = [s.mask for s in placements(deals.next_piece()) if s.mask & filled == s.mask]
+        if spots:
+            pending.append(rng.choice(spots))
+    must = [rng.random() < 0.6 for _ in pending]
+    left = rng.choice((3, 5, 6, 3, 5, 6, 1, 2, 4, 7))  # two slots left most often (the subtle test)
+    count = bin(left).count("1") - (rng.random() < 0.2)
+    level = parse_level({"format": "tenfold.level/1", "id": f"p{seed}", "variant": name, "mode": MODES[name],
+                         "board": ["." * 10] * 10, "trays": [tray], "goals": [{"score": 1}], "tokens": 0})
+    level.board = Board(filled, stones, 0)
+    return level, pending, must, rng.random() < 0.4, left, max(count, 1)
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_pending_test_never_drops_a_usable_placement(chunk):
+    """The final-tray rule drops a child when ``_pending_alive`` says no later clear can use a
+    pending placement that must be used. Held to a brute force over every continuation: it may
+    keep a hopeless child but never drop one a continuation could use; with one placement left
+    it is exact. It must also drop often, or this would test nothing.
+
+    Two wrong versions of ``_usable_by_two`` that leave every best score of the search tests
+    unchanged fail here: returning early when the second piece does not fit before the first
+    one's clear (7 of these 2,000 cases), and trying one order only (4)."""
+    from solver.campaign_jit import pending_alive
+
+    cases = dropped = 0
+    by_count = {1: 0, 2: 0, 3: 0}
+    for seed in range(chunk, 2000, 2):
+        level, pending, must, strict, left, count = pending_case(seed)
+        tray = level.trays[0]
+        pieces = [p for j, p in enumerate(tray) if left >> j & 1]
+        brute = usable_by_brute_force(level.variant, level.board.filled, level.board.stones, pending, must,
+                                      strict, pieces, count)
+        alive = pending_alive(level, level.board.filled, pending, must, strict, 0, left, count)
+        assert alive or not brute, f"seed {seed}: dropped a usable pending placement"
+        if count == 1:
+            assert alive == brute, f"seed {seed}: not exact with one placement left"
+        cases += 1
+        dropped += not alive
+        by_count[count] += 1
+    assert cases == len(range(chunk, 2000, 2)) and min(by_count.values()) > 20
+    assert dropped > cases // 5
