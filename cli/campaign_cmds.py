@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import sys
+import time
+from contextlib import contextmanager
+from typing import Annotated, Optional, TextIO
 
 import typer
 
@@ -13,6 +16,7 @@ from solver.level import Level, Pack, parse_level_or_pack
 from solver.verify import verify_level
 
 METHODS = ("search", "cpsat", "auto")
+STATUS_EVERY = 0.25  # seconds between redraws of the live status line
 
 
 def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
@@ -25,6 +29,62 @@ def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
     if level_id is not None and level_id != item.id:
         raise RulesError(f"--level: the file holds level {item.id!r}, not {level_id!r}")
     return [item], True
+
+
+class SearchStatus:
+    """A one-line live status of a level's search: seconds, nodes and the best score so far,
+    redrawn in place at most every ``every`` seconds; ``close`` erases it. Fed by the compiled
+    search's watchers (``campaign_jit.WATCHERS``), whose node count restarts with each call."""
+
+    def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = 0.25) -> None:
+        self.label, self.stream, self.clock, self.every = label, stream, clock, every
+        self.start = self.shown = clock()
+        self.base = self.last = 0
+        self.best: int | None = None
+        self.width = 0
+
+    def __call__(self, nodes: int, best: int | None) -> None:
+        if nodes < self.last:  # a new call of the search
+            self.base += self.last
+        self.last = nodes
+        if best is not None and (self.best is None or best > self.best):
+            self.best = best
+        now = self.clock()
+        if now - self.shown < self.every:
+            return
+        self.shown = now
+        text = (f"{self.label}: {now - self.start:.1f} s, {(self.base + nodes) / 1e6:.1f} M nodes, "
+                f"best {'-' if self.best is None else self.best}")
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+        self.width = len(text)
+
+    def close(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+def _terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+@contextmanager
+def live_status(label: str):
+    """Show a ``SearchStatus`` on stderr while the block runs, when stderr is a terminal (like
+    the progress bars; logs and pipes get nothing)."""
+    if not _terminal():
+        yield
+        return
+    from solver import campaign_jit
+
+    status = SearchStatus(label, sys.stderr, every=STATUS_EVERY)
+    campaign_jit.WATCHERS.append(status)
+    try:
+        yield
+    finally:
+        campaign_jit.WATCHERS.remove(status)
+        status.close()
 
 
 def solve_one(level: Level, method: str, time_limit: float) -> CampaignAnswer:
@@ -53,7 +113,8 @@ def solve(
     """Is the level solvable, and what is its best score (with proof status)?"""
     levels, single = load_levels(path, level)
     if single:
-        answer = solve_one(levels[0], method, time_limit)
+        with live_status(f"solving {levels[0].id}"):
+            answer = solve_one(levels[0], method, time_limit)
         if json_out:
             emit_json(answer.to_json())
             return
@@ -98,7 +159,8 @@ def verify(
     levels, _ = load_levels(path, None)
     failed = 0
     for lv in levels:
-        verdict = verify_level(lv, time_limit)
+        with live_status(f"verifying {lv.id}"):
+            verdict = verify_level(lv, time_limit)
         typer.echo(verdict.line())
         failed += not verdict.ok
     if failed:

@@ -92,6 +92,17 @@ _TT_WORDS = 8  # six used, padded to 64 bytes
 _EVENT_ENTRIES = 1 << 22  # the emptied-budget tables' size cap (int32 entries)
 
 
+# Callables ``watch(nodes, best or None)`` that the compiled search calls from its clock check,
+# about every 4,096 nodes: a command's live status line. ``nodes`` counts from 0 in each call
+# of the search; ``best`` is the best final score it knows (its ``best0`` included).
+WATCHERS: list = []
+
+
+def _tick(nodes, best) -> None:
+    for watch in WATCHERS:
+        watch(int(nodes), None if best <= -(1 << 60) else int(best))
+
+
 def run_key_cap(variant) -> int:
     """The largest streak run the rules tell apart (the same key as the reference's states)."""
     if variant.name == "halloween":
@@ -807,6 +818,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     break
                 with nb.objmode(now="float64"):
                     now = time.perf_counter()
+                    _tick(nodes, best)
                 if now > deadline:
                     status = 1
                     break

@@ -170,3 +170,53 @@ def test_cli_malformed_file(tmp_path, text):
         result = runner.invoke(app, [command, write(tmp_path, text)])
         assert result.exit_code == 2
         assert "Traceback" not in result.output
+
+
+def open_level_data():
+    """An empty board and two trays of big pieces: far more nodes than a test waits for."""
+    return level_data(board=[EMPTY] * 10, trays=[["3x3", "1x5", "L5-nw"], ["2x2", "5x1", "1x3"]],
+                      goals=[{"score": 1}], limit=6, id="open")
+
+
+def test_cli_solve_shows_a_live_status_on_a_terminal(tmp_path, monkeypatch):
+    from cli import campaign_cmds
+    from solver import campaign_jit
+
+    monkeypatch.setattr(campaign_cmds, "_terminal", lambda: True)
+    monkeypatch.setattr(campaign_cmds, "STATUS_EVERY", 0.0)
+    result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "0.5", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)  # stdout stays the JSON alone
+    assert out["proof"] == "bound" and out["best_score"] is not None
+    draws = [part for part in result.stderr.split("\r") if part.strip()]
+    assert len(draws) > 3 and all(d.startswith("solving open: ") and " M nodes, best " in d for d in draws)
+    bests = [int(d.split()[-1]) for d in draws if d.split()[-1] != "-"]
+    assert bests and bests == sorted(bests) and bests[-1] <= out["best_score"]
+    assert result.stderr.endswith("\r") and result.stderr.split("\r")[-2].strip() == ""  # erased at the end
+    assert campaign_jit.WATCHERS == []
+
+
+def test_cli_solve_shows_no_status_off_a_terminal(tmp_path):
+    result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "0.3"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+
+
+def test_search_status_redraws_in_place_and_adds_up_calls():
+    import io
+
+    from cli.campaign_cmds import SearchStatus
+
+    now = [0.0]
+    stream = io.StringIO()
+    status = SearchStatus("solving x", stream, clock=lambda: now[0], every=1.0)
+    ticks = [(0.5, 1_000_000, None), (1.0, 2_000_000, 40), (1.5, 3_000_000, 55), (2.5, 500_000, 50),
+             (2.6, 900_000, 60)]
+    for t, nodes, best in ticks:
+        now[0] = t
+        status(nodes, best)
+    status.close()
+    # drawn at 1.0 s and 2.5 s only; the second call of the search adds to the first's 3 M
+    assert stream.getvalue() == ("\rsolving x: 1.0 s, 2.0 M nodes, best 40"
+                                 "\rsolving x: 2.5 s, 3.5 M nodes, best 55"
+                                 "\r" + " " * 38 + "\r")

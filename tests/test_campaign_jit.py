@@ -467,3 +467,23 @@ def test_pending_test_never_drops_a_usable_placement(chunk):
         by_count[count] += 1
     assert cases == len(range(chunk, 2000, 2)) and min(by_count.values()) > 20
     assert dropped > cases // 5
+
+
+def test_watchers_see_every_clock_check():
+    """``WATCHERS`` hear the search every 4,096 nodes (its clock check), best scores rising."""
+    from solver import campaign_jit
+
+    level = parse_level({
+        "format": "tenfold.level/1", "id": "open", "variant": "halloween", "mode": "campaign",
+        "board": ["." * 10] * 10, "trays": [["3x3", "1x5", "L5-nw"], ["2x2", "5x1", "1x3"]],
+        "goals": [{"score": 1}], "limit": 6, "tokens": 0,
+    })
+    seen = []
+    campaign_jit.WATCHERS.append(lambda nodes, best: seen.append((nodes, best)))
+    try:
+        answer = solve_level(level, time_limit=60, node_limit=50_000)
+    finally:
+        campaign_jit.WATCHERS.clear()
+    assert [n for n, _ in seen] == [4096 * k for k in range(1, 50_000 // 4096 + 1)]
+    bests = [b for _, b in seen]
+    assert None not in bests and bests == sorted(bests) and bests[-1] <= answer.best_score
