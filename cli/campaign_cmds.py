@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import sys
-import time
-from contextlib import contextmanager
-from typing import Annotated, Optional, TextIO
+from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, emit_json, progress, read_json_arg
+from cli.common import Interrupt, cli_errors, emit_json, interrupted, progress, read_json_arg, searching
 from solver.campaign import CampaignAnswer, solve_level
 from solver.errors import RulesError
 from solver.level import Level, Pack, parse_level_or_pack
 from solver.verify import verify_level
 
 METHODS = ("search", "cpsat", "auto")
-STATUS_EVERY = 0.25  # seconds between redraws of the live status line
 
 
 def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
@@ -31,63 +27,7 @@ def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
     return [item], True
 
 
-class SearchStatus:
-    """A one-line live status of a level's search: seconds, nodes and the best score so far,
-    redrawn in place at most every ``every`` seconds; ``close`` erases it. Fed by the compiled
-    search's watchers (``campaign_jit.WATCHERS``), whose node count restarts with each call."""
-
-    def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = 0.25) -> None:
-        self.label, self.stream, self.clock, self.every = label, stream, clock, every
-        self.start = self.shown = clock()
-        self.base = self.last = 0
-        self.best: int | None = None
-        self.width = 0
-
-    def __call__(self, nodes: int, best: int | None) -> None:
-        if nodes < self.last:  # a new call of the search
-            self.base += self.last
-        self.last = nodes
-        if best is not None and (self.best is None or best > self.best):
-            self.best = best
-        now = self.clock()
-        if now - self.shown < self.every:
-            return
-        self.shown = now
-        text = (f"{self.label}: {now - self.start:.1f} s, {(self.base + nodes) / 1e6:.1f} M nodes, "
-                f"best {'-' if self.best is None else self.best}")
-        self.stream.write("\r" + text.ljust(self.width))
-        self.stream.flush()
-        self.width = len(text)
-
-    def close(self) -> None:
-        if self.width:
-            self.stream.write("\r" + " " * self.width + "\r")
-            self.stream.flush()
-
-
-def _terminal() -> bool:
-    return sys.stderr.isatty()
-
-
-@contextmanager
-def live_status(label: str):
-    """Show a ``SearchStatus`` on stderr while the block runs, when stderr is a terminal (like
-    the progress bars; logs and pipes get nothing)."""
-    if not _terminal():
-        yield
-        return
-    from solver import campaign_jit
-
-    status = SearchStatus(label, sys.stderr, every=STATUS_EVERY)
-    campaign_jit.WATCHERS.append(status)
-    try:
-        yield
-    finally:
-        campaign_jit.WATCHERS.remove(status)
-        status.close()
-
-
-def solve_one(level: Level, method: str, time_limit: float) -> CampaignAnswer:
+def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt | None = None) -> CampaignAnswer:
     if method not in METHODS:
         raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
     if method == "search":
@@ -97,7 +37,7 @@ def solve_one(level: Level, method: str, time_limit: float) -> CampaignAnswer:
     if method == "cpsat":
         return solve_level_cpsat(level, time_limit=time_limit)
     answer = solve_level(level, time_limit=time_limit / 2, hint=level.solution)
-    if answer.complete:
+    if answer.complete or (interrupt is not None and interrupt.requested):
         return answer
     return solve_level_cpsat(level, time_limit=time_limit / 2, hint=answer.best_line)
 
@@ -113,27 +53,33 @@ def solve(
     """Is the level solvable, and what is its best score (with proof status)?"""
     levels, single = load_levels(path, level)
     if single:
-        with live_status(f"solving {levels[0].id}"):
-            answer = solve_one(levels[0], method, time_limit)
+        with searching(f"solving {levels[0].id}") as interrupt:
+            answer = solve_one(levels[0], method, time_limit, interrupt)
         if json_out:
             emit_json(answer.to_json())
-            return
-        typer.echo(_summary_line(levels[0], answer))
-        if answer.solution:
-            typer.echo("solution: " + " ".join(_move_text(m) for m in answer.solution))
+        else:
+            typer.echo(_summary_line(levels[0], answer))
+            if answer.solution:
+                typer.echo("solution: " + " ".join(_move_text(m) for m in answer.solution))
+        if interrupt.requested:
+            interrupted("the answer is the best found before Ctrl-C (proof: bound)")
         return
     answers = []
-    with progress(levels, label="solving") as bar:
+    with searching("solving", status=False) as interrupt, progress(levels, label="solving") as bar:
         for lv in bar:
-            answers.append((lv, solve_one(lv, method, time_limit)))
+            answers.append((lv, solve_one(lv, method, time_limit, interrupt)))
+            if interrupt.requested:
+                break
     if json_out:
         emit_json([{"id": lv.id, **a.to_json()} for lv, a in answers])
-        return
-    for lv, answer in answers:
-        typer.echo(_summary_line(lv, answer))
-    proven = sum(a.proof != "bound" for _, a in answers)
-    solvable = sum(a.solvable for _, a in answers)
-    typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven")
+    else:
+        for lv, answer in answers:
+            typer.echo(_summary_line(lv, answer))
+        proven = sum(a.proof != "bound" for _, a in answers)
+        solvable = sum(a.solvable for _, a in answers)
+        typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven")
+    if interrupt.requested:
+        interrupted(f"after {len(answers)} of {len(levels)} levels (the last one's answer is a bound)")
 
 
 def _summary_line(level: Level, answer: CampaignAnswer) -> str:
@@ -158,9 +104,12 @@ def verify(
     """Replay every stored solution and re-prove every best claim; exit 1 if any claim is false."""
     levels, _ = load_levels(path, None)
     failed = 0
-    for lv in levels:
-        with live_status(f"verifying {lv.id}"):
+    for done, lv in enumerate(levels):
+        with searching(f"verifying {lv.id}") as interrupt:
             verdict = verify_level(lv, time_limit)
+        if interrupt.requested:  # its re-proof was cut short: no verdict
+            interrupted(f"verified {done} of {len(levels)} levels"
+                         + (f", {failed} with a false or unconfirmed claim" if failed else ""))
         typer.echo(verdict.line())
         failed += not verdict.ok
     if failed:

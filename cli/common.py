@@ -5,18 +5,25 @@ from __future__ import annotations
 import functools
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 import typer
 
+from solver import watch
 from solver.board import Board, parse_board
 from solver.errors import FormatError, TenfoldError
 from solver.variants import Variant, find_variant
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+STATUS_EVERY = 0.25  # seconds between redraws of a search's live status line
 
 
 def cli_errors(func: Callable) -> Callable:
@@ -116,3 +123,87 @@ def _new_file_mode(path: Path) -> int:
 def progress(iterable, length: int | None = None, label: str = ""):
     """A progress bar on stderr (hidden when stderr is not a terminal)."""
     return typer.progressbar(iterable, length=length, label=label, file=sys.stderr)
+
+
+class SearchStatus:
+    """A one-line live status of a level's search: seconds, nodes and the best score so far,
+    redrawn in place at most every ``every`` seconds; ``close`` erases it. A ``watch.WATCHERS``
+    entry; a node count that falls means a new search began (verify proves twice), and adds on."""
+
+    def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = 0.25) -> None:
+        self.label, self.stream, self.clock, self.every = label, stream, clock, every
+        self.start = self.shown = clock()
+        self.base = self.last = 0
+        self.best: int | None = None
+        self.width = 0
+
+    def __call__(self, nodes: int, best: int | None) -> None:
+        if nodes < self.last:
+            self.base += self.last
+        self.last = nodes
+        if best is not None and (self.best is None or best > self.best):
+            self.best = best
+        now = self.clock()
+        if now - self.shown < self.every:
+            return
+        self.shown = now
+        text = (f"{self.label}: {now - self.start:.1f} s, {(self.base + nodes) / 1e6:.1f} M nodes, "
+                f"best {'-' if self.best is None else self.best}")
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+        self.width = len(text)
+
+    def close(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+class Interrupt:
+    """Ctrl-C while a search runs: the first press asks it to stop and answer with what it has
+    (a ``bound`` answer with the best line so far, as when its time runs out); a second one
+    aborts at once. A ``watch.WATCHERS`` entry and the SIGINT handler."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, nodes: int, best: int | None) -> bool:
+        return self.requested
+
+    def handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+
+def _terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+@contextmanager
+def searching(label: str, status: bool = True):
+    """Run a search block that Ctrl-C stops gently (yields the ``Interrupt``), with a
+    ``SearchStatus`` on stderr when ``status`` and stderr is a terminal (like the progress
+    bars: logs and pipes get nothing)."""
+    interrupt = Interrupt()
+    watchers = [interrupt]
+    if status and _terminal():
+        watchers.append(SearchStatus(label, sys.stderr, every=STATUS_EVERY))
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, interrupt.handle) if main_thread else None
+    watch.WATCHERS.extend(watchers)
+    try:
+        yield interrupt
+    finally:
+        for watcher in watchers:
+            watch.WATCHERS.remove(watcher)
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
+        if len(watchers) > 1:
+            watchers[1].close()
+
+
+def interrupted(what: str) -> None:
+    """Say what an interrupted command got done, and exit 130."""
+    typer.echo(f"interrupted: {what}", err=True)
+    raise typer.Exit(EXIT_INTERRUPTED)

@@ -10,9 +10,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, write_atomically
+from cli.common import cli_errors, interrupted, searching, write_atomically
 from generator.grade import GRADE_NAMES
-from generator.pack import PackReport, generate_pack
+from generator.pack import Interrupted, PackReport, generate_pack
 from generator.recipes import RECIPES
 
 
@@ -31,7 +31,8 @@ def generate(
     """Generate a pack; every level's solution and best score are proven by the solver."""
     if kind in RECIPES and trays is None:
         trays = RECIPES[kind].default_trays
-    with typer.progressbar(length=count, label=f"{kind} levels", file=sys.stderr) as bar:
+    with searching("generating", status=False) as interrupt, \
+            typer.progressbar(length=count, label=f"{kind} levels", file=sys.stderr) as bar:
         shown = [0]
 
         def on_candidate(index: int, result: dict, accepted: int) -> None:
@@ -39,8 +40,14 @@ def generate(
                 bar.update(accepted - shown[0])
                 shown[0] = accepted
 
-        report = generate_pack(kind, count, seed, out, trays or 3, difficulty, workers, backend, scheduler,
-                               on_candidate)
+        try:
+            report = generate_pack(kind, count, seed, out, trays or 3, difficulty, workers, backend, scheduler,
+                                   on_candidate, stop=lambda: interrupt.requested)
+        except Interrupted as stopped:
+            report = stopped
+    if isinstance(report, Interrupted):
+        interrupted(f"{report.kept} candidate results kept in {report.partial}; "
+                    "the same command resumes from them")
     write_atomically(out, json.dumps(report.pack, indent=1, sort_keys=False) + "\n")
     Path(str(out) + ".partial.jsonl").unlink(missing_ok=True)
     typer.echo(closing_table(report, out))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -79,6 +80,20 @@ def _choose_option(candidate: dict[str, Any], quotas: dict[str, int], have: Coun
     return None if best is None else best[1]
 
 
+class Interrupted(Exception):
+    """``generate_pack`` stopped at the caller's request; ``kept`` candidate results are in the
+    partial file, and the same call resumes from them."""
+
+    def __init__(self, kept: int, partial: Path) -> None:
+        super().__init__(f"{kept} candidates kept in {partial}")
+        self.kept, self.partial = kept, partial
+
+
+def _ignore_sigint() -> None:
+    """Worker processes leave Ctrl-C to the parent, which stops between candidates."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_local(kind: str, trays: int, seeds: list[int], workers: int) -> Iterator[dict[str, Any]]:
     if workers <= 1:
         for seed in seeds:
@@ -86,8 +101,11 @@ def _run_local(kind: str, trays: int, seeds: list[int], workers: int) -> Iterato
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    try:
         yield from pool.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds)
+    finally:  # a stop drops the candidates not started
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_dask(kind: str, trays: int, seeds: list[int], scheduler: Any) -> Iterator[dict[str, Any]]:
@@ -112,7 +130,12 @@ def generate_pack(
     backend: str = "local",
     scheduler: Any = None,
     on_candidate: Callable[[int, dict[str, Any], int], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> PackReport:
+    """Generate a pack into ``report.pack``, appending every candidate's result to
+    ``OUT.partial.jsonl`` as it comes (and resuming from that file). ``stop``, asked as each
+    result comes in, ends the run with ``Interrupted``; the result in hand is not kept, since
+    the stop may have cut its proof short (the solver's watchers are how a stop reaches it)."""
     if kind not in RECIPES:
         raise RulesError(f"unknown level kind {kind!r} (expected one of {', '.join(RECIPES)})")
     if difficulty is not None and difficulty not in GRADE_NAMES:
@@ -152,6 +175,9 @@ def generate_pack(
             else:
                 fresh = _run_local(kind, trays, seeds, workers)
             for i, result in zip(todo, fresh):
+                if stop is not None and stop():
+                    fresh.close()
+                    raise Interrupted(len(done), partial)
                 done[i] = result
                 log.write(json.dumps({"index": i, "result": result}) + "\n")
                 log.flush()

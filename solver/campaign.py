@@ -22,6 +22,7 @@ from itertools import combinations
 from functools import lru_cache
 from dataclasses import dataclass, field
 
+from . import watch
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .bounds import clear_points_bound
 from .engine import has_complete_zone, placement_points, settle
@@ -213,7 +214,8 @@ class CampaignSearch:
 
     def _search(self, s: State, points: int, line: list[Move]) -> None:
         self.nodes += 1
-        if self.nodes & 1023 == 0 and (time.perf_counter() > self._deadline or self.nodes > self.node_limit):
+        if self.nodes & 1023 == 0 and (time.perf_counter() > self._deadline or self.nodes > self.node_limit
+                                       or watch.tick(self.nodes, self._best)):
             raise _Budget
         if self._ends_ok(s):
             self._offer(s, points, line)
@@ -279,9 +281,13 @@ class CampaignSearch:
     def _hand_off(self, s: State, points: int, line: list[Move], left: int) -> None:
         from .campaign_jit import STATUS_BUDGET, STATUS_FOUND
 
-        status, best, nodes, sub = self._compiled.run(
-            s.filled, s.pumpkins, s.tray_index, left, s.run, s.turn_cleared, s.prev_turn_cleared, points,
-            s.placed, s.tokens, self._deadline, self.node_limit - self.nodes, self._best, self._target)
+        watch.node_base = self.nodes  # its ticks count on from this search's nodes
+        try:
+            status, best, nodes, sub = self._compiled.run(
+                s.filled, s.pumpkins, s.tray_index, left, s.run, s.turn_cleared, s.prev_turn_cleared, points,
+                s.placed, s.tokens, self._deadline, self.node_limit - self.nodes, self._best, self._target)
+        finally:
+            watch.node_base = 0
         self.nodes += nodes
         if sub is not None:
             self._best, self._best_line = best, line + sub

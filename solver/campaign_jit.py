@@ -74,6 +74,7 @@ import time
 import numba as nb
 import numpy as np
 
+from . import watch
 from .bitboard import BB_ALL
 from .bounds import (_families, add_events, completions_bound, event_costs, events_limits,
                      zones_per_piece)
@@ -92,15 +93,9 @@ _TT_WORDS = 8  # six used, padded to 64 bytes
 _EVENT_ENTRIES = 1 << 22  # the emptied-budget tables' size cap (int32 entries)
 
 
-# Callables ``watch(nodes, best or None)`` that the compiled search calls from its clock check,
-# about every 4,096 nodes: a command's live status line. ``nodes`` counts from 0 in each call
-# of the search; ``best`` is the best final score it knows (its ``best0`` included).
-WATCHERS: list = []
-
-
-def _tick(nodes, best) -> None:
-    for watch in WATCHERS:
-        watch(int(nodes), None if best <= -(1 << 60) else int(best))
+def _tick(nodes, best) -> bool:
+    """``watch.tick`` from the compiled search's clock check (in object mode)."""
+    return watch.tick(int(nodes), None if best <= -(1 << 60) else int(best))
 
 
 def run_key_cap(variant) -> int:
@@ -816,10 +811,10 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 if nodes > node_limit:
                     status = 1
                     break
-                with nb.objmode(now="float64"):
+                with nb.objmode(now="float64", stop="boolean"):
                     now = time.perf_counter()
-                    _tick(nodes, best)
-                if now > deadline:
+                    stop = _tick(nodes, best)
+                if now > deadline or stop:
                     status = 1
                     break
             MvBase[depth] = MvEnd[depth - 1] if depth > 0 else 0

@@ -179,21 +179,26 @@ def open_level_data():
 
 
 def test_cli_solve_shows_a_live_status_on_a_terminal(tmp_path, monkeypatch):
-    from cli import campaign_cmds
-    from solver import campaign_jit
+    from cli import common
+    from solver import watch
 
-    monkeypatch.setattr(campaign_cmds, "_terminal", lambda: True)
-    monkeypatch.setattr(campaign_cmds, "STATUS_EVERY", 0.0)
-    result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "0.5", "--json"])
+    monkeypatch.setattr(common, "_terminal", lambda: True)
+    monkeypatch.setattr(common, "STATUS_EVERY", 0.0)
+    ticks = []
+    watch.WATCHERS.append(lambda nodes, best: ticks.append(nodes) or len(ticks) == 8)  # then stop
+    try:
+        result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "600", "--json"])
+    finally:
+        watch.WATCHERS.clear()
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)  # stdout stays the JSON alone
     assert out["proof"] == "bound" and out["best_score"] is not None
     draws = [part for part in result.stderr.split("\r") if part.strip()]
-    assert len(draws) > 3 and all(d.startswith("solving open: ") and " M nodes, best " in d for d in draws)
+    assert len(draws) == 8 and all(d.startswith("solving open: ") and " M nodes, best " in d for d in draws)
     bests = [int(d.split()[-1]) for d in draws if d.split()[-1] != "-"]
     assert bests and bests == sorted(bests) and bests[-1] <= out["best_score"]
     assert result.stderr.endswith("\r") and result.stderr.split("\r")[-2].strip() == ""  # erased at the end
-    assert campaign_jit.WATCHERS == []
+    assert watch.WATCHERS == []
 
 
 def test_cli_solve_shows_no_status_off_a_terminal(tmp_path):
@@ -205,7 +210,7 @@ def test_cli_solve_shows_no_status_off_a_terminal(tmp_path):
 def test_search_status_redraws_in_place_and_adds_up_calls():
     import io
 
-    from cli.campaign_cmds import SearchStatus
+    from cli.common import SearchStatus
 
     now = [0.0]
     stream = io.StringIO()
@@ -220,3 +225,59 @@ def test_search_status_redraws_in_place_and_adds_up_calls():
     assert stream.getvalue() == ("\rsolving x: 1.0 s, 2.0 M nodes, best 40"
                                  "\rsolving x: 2.5 s, 3.5 M nodes, best 55"
                                  "\r" + " " * 38 + "\r")
+
+
+def ctrl_c_after(ticks):
+    """A watcher that sends this process SIGINT (Ctrl-C) at its ``ticks``-th call."""
+    import os
+    import signal
+
+    calls = []
+
+    def watcher(nodes, best):
+        calls.append(nodes)
+        if len(calls) == ticks:
+            os.kill(os.getpid(), signal.SIGINT)
+    return watcher
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag):
+    """Ctrl-C stops the search at its next clock check: the answer so far (a bound) is printed,
+    a note goes to stderr, exit code 130, and the handler is put back."""
+    import signal
+
+    from solver import watch
+
+    handler = signal.getsignal(signal.SIGINT)
+    watch.WATCHERS.append(ctrl_c_after(2))
+    try:
+        result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "60", *json_flag])
+    finally:
+        watch.WATCHERS.clear()
+    assert result.exit_code == 130, result.output
+    assert "interrupted: the answer is the best found before Ctrl-C" in result.stderr
+    if json_flag:
+        out = json.loads(result.stdout)
+        assert out["proof"] == "bound" and out["best_score"] is not None and out["solution"]
+    else:
+        assert "proof=bound" in result.stdout and result.stdout.count("\n") == 2  # the answer and its line
+    assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_cli_verify_ctrl_c_gives_no_verdict_for_the_level_cut_short(tmp_path):
+    from solver import watch
+
+    data = open_level_data()
+    data["solution"] = [{"piece": "3x3", "row": 0, "col": 0}]
+    data["best"] = {"score": 200, "proof": "optimal", "bound": 200}
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [pumpkin_level(id="first"), data]}
+    watch.WATCHERS.append(ctrl_c_after(2))
+    try:
+        result = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "60"])
+    finally:
+        watch.WATCHERS.clear()
+    assert result.exit_code == 130, result.output
+    assert result.stdout.startswith("ok   first:") and "open" not in result.stdout
+    assert "interrupted: verified 1 of 2 levels" in result.stderr

@@ -469,21 +469,43 @@ def test_pending_test_never_drops_a_usable_placement(chunk):
     assert dropped > cases // 5
 
 
-def test_watchers_see_every_clock_check():
-    """``WATCHERS`` hear the search every 4,096 nodes (its clock check), best scores rising."""
-    from solver import campaign_jit
-
-    level = parse_level({
+def open_level():
+    """An empty board and two trays of big pieces: far more nodes than a test waits for."""
+    return parse_level({
         "format": "tenfold.level/1", "id": "open", "variant": "halloween", "mode": "campaign",
         "board": ["." * 10] * 10, "trays": [["3x3", "1x5", "L5-nw"], ["2x2", "5x1", "1x3"]],
         "goals": [{"score": 1}], "limit": 6, "tokens": 0,
     })
+
+
+def test_watchers_see_every_clock_check():
+    """``watch.WATCHERS`` hear the search every 4,096 nodes (its clock check), best scores rising."""
+    from solver import watch
+
     seen = []
-    campaign_jit.WATCHERS.append(lambda nodes, best: seen.append((nodes, best)))
+    watch.WATCHERS.append(lambda nodes, best: seen.append((nodes, best)))
     try:
-        answer = solve_level(level, time_limit=60, node_limit=50_000)
+        answer = solve_level(open_level(), time_limit=60, node_limit=50_000)
     finally:
-        campaign_jit.WATCHERS.clear()
+        watch.WATCHERS.clear()
     assert [n for n, _ in seen] == [4096 * k for k in range(1, 50_000 // 4096 + 1)]
     bests = [b for _, b in seen]
     assert None not in bests and bests == sorted(bests) and bests[-1] <= answer.best_score
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_watcher_stops_the_search_with_a_bound_answer(compiled):
+    """A watcher returning True stops either search at that clock check; the answer is then a
+    bound, as at a time limit, and its best line replays to its best score."""
+    from solver import watch
+
+    seen = []
+    watch.WATCHERS.append(lambda nodes, best: seen.append(nodes) or len(seen) == 3)
+    try:
+        answer = solve_level(open_level(), time_limit=60, compiled=compiled)
+    finally:
+        watch.WATCHERS.clear()
+    step = 4096 if compiled else 1024
+    assert seen == [step, 2 * step, 3 * step] and answer.nodes <= 3 * step + 1
+    assert answer.proof == PROOF_BOUND and not answer.complete
+    assert play_solution(open_level(), answer.best_line, ignore_score=True).score == answer.best_score

@@ -125,3 +125,51 @@ def test_generate_to_an_unwritable_place_is_exit_2(tmp_path):
                                       "--out", str(blocker / "pack.json")])
     assert result.exit_code == 2
     assert "Traceback" not in result.output and "error:" in result.output
+
+
+def test_stop_keeps_the_results_before_it_and_resumes_to_the_same_pack(base_pack, tmp_path):
+    """``stop`` (how Ctrl-C reaches the generator) ends the run with ``Interrupted``; the result
+    in hand when it is asked is dropped, since the stop may have cut its proof short."""
+    from generator.pack import Interrupted
+
+    out = tmp_path / "stopped.json"
+    asked = []
+    with pytest.raises(Interrupted) as stopped:
+        generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: asked.append(1) or len(asked) == 3)
+    partial = tmp_path / "stopped.json.partial.jsonl"
+    assert stopped.value.kept == 2 and stopped.value.partial == partial
+    lines = partial.read_text().splitlines()
+    assert len(lines) == 3 and [json.loads(line)["index"] for line in lines[1:]] == [0, 1]
+    assert not out.exists()
+    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
+    assert json.dumps(report.pack, indent=1) == base_pack
+
+
+def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp_path, monkeypatch):
+    import os
+    import signal
+
+    import generator.pack as pack_module
+
+    real = pack_module.build_candidate
+    built = []
+
+    def build_then_ctrl_c(*args):
+        result = real(*args)
+        built.append(result)
+        if len(built) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return result
+
+    monkeypatch.setattr(pack_module, "build_candidate", build_then_ctrl_c)
+    out = tmp_path / "cli.json"
+    args = ["generate", KIND, "--count", str(COUNT), "--seed", str(SEED), "--trays", str(TRAYS), "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 130, result.output
+    partial = f"{out}.partial.jsonl"
+    assert f"interrupted: 1 candidate results kept in {partial}; the same command resumes" in result.stderr
+    assert not out.exists() and len(open(partial).read().splitlines()) == 2
+    monkeypatch.setattr(pack_module, "build_candidate", real)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == base_pack + "\n" and not os.path.exists(partial)
