@@ -162,7 +162,8 @@ class SearchStatus:
 class Interrupt:
     """Ctrl-C while a search runs: the first press asks it to stop and answer with what it has
     (a ``bound`` answer with the best line so far, as when its time runs out); a second one
-    aborts at once. A ``watch.WATCHERS`` entry and the SIGINT handler."""
+    aborts (a KeyboardInterrupt: click's "Aborted!"), except inside a compiled search, which
+    stops by itself at its next clock check. A ``watch.WATCHERS`` entry and the SIGINT handler."""
 
     def __init__(self) -> None:
         self.requested = False
@@ -171,7 +172,7 @@ class Interrupt:
         return self.requested
 
     def handle(self, signum, frame) -> None:
-        if self.requested:
+        if self.requested and not watch.in_compiled:
             raise KeyboardInterrupt
         self.requested = True
 

@@ -1311,20 +1311,24 @@ class CompiledSearch:
         none = -(1 << 62)
         start = np.array([tray_index, left, run, int(turn_cleared), int(prev_turn_cleared), points, placed,
                           tokens], np.int64)
-        (status, best, nodes, path, orig, rm_lo, rm_hi, length, pk_lo, pk_hi, self.tt,
-         self.tt_used) = _search(
-            np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
-            self.full_scan, level.limit, self.need_pumpkins, self.need_all,
-            tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
-            tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.ev, tb.ev_from, tb.spot_lo, tb.spot_hi, tb.spot_touch,
-            tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
-            tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
-            bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
-            0, none if best0 is None else best0,
-            (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
-            start, self.tt, self.tt_used, self.tok_kinds, variant.token_bonus, tb.rot_n, tb.rot_g,
-            tb.cell_zones, self.final_rule,
-        )
+        watch.in_compiled += 1
+        try:
+            result = _search(
+                np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
+                self.full_scan, level.limit, self.need_pumpkins, self.need_all,
+                tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
+                tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.ev, tb.ev_from, tb.spot_lo, tb.spot_hi, tb.spot_touch,
+                tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
+                tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
+                bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
+                0, none if best0 is None else best0,
+                (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
+                start, self.tt, self.tt_used, self.tok_kinds, variant.token_bonus, tb.rot_n, tb.rot_g,
+                tb.cell_zones, self.final_rule,
+            )
+        finally:
+            watch.in_compiled -= 1
+        (status, best, nodes, path, orig, rm_lo, rm_hi, length, pk_lo, pk_hi, self.tt, self.tt_used) = result
         line = None
         if length >= 0:
             line = []

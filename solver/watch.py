@@ -18,6 +18,11 @@ WATCHERS: list[Watcher] = []
 # compiled one its subtrees), so that every tick of one solve counts from the same start.
 node_base = 0
 
+# Compiled searches running (nested calls count): an exception raised into one (a
+# KeyboardInterrupt from a signal handler) cannot unwind through it cleanly, so handlers
+# leave stopping it to the watchers while this is non-zero.
+in_compiled = 0
+
 
 def tick(nodes: int, best: int | None) -> bool:
     """Tell every watcher; True when one asks the search to stop."""

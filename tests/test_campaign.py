@@ -281,3 +281,19 @@ def test_cli_verify_ctrl_c_gives_no_verdict_for_the_level_cut_short(tmp_path):
     assert result.exit_code == 130, result.output
     assert result.stdout.startswith("ok   first:") and "open" not in result.stdout
     assert "interrupted: verified 1 of 2 levels" in result.stderr
+
+
+def test_second_ctrl_c_aborts_except_inside_a_compiled_search():
+    from cli.common import Interrupt
+    from solver import watch
+
+    interrupt = Interrupt()
+    interrupt.handle(2, None)
+    assert interrupt.requested and interrupt(0, None) is True
+    watch.in_compiled = 1  # a KeyboardInterrupt cannot unwind through compiled code: the watcher stops it
+    try:
+        interrupt.handle(2, None)
+    finally:
+        watch.in_compiled = 0
+    with pytest.raises(KeyboardInterrupt):
+        interrupt.handle(2, None)
