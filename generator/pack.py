@@ -29,8 +29,9 @@ from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
 
 # Bumped whenever the same command and seed write a different pack (an interrupted run's
 # partial results are then not resumed): 2 = the campaign search's final-tray rule changed
-# the proofs' node counts, and with them which candidates the grading keeps.
-GENERATOR_VERSION = "2"
+# the proofs' node counts, and with them which candidates the grading keeps; 3 = that rule
+# also drops lines that can no longer clear every pumpkin (node counts again).
+GENERATOR_VERSION = "3"
 MAX_CANDIDATES_PER_LEVEL = 400
 
 
