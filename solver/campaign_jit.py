@@ -57,7 +57,7 @@ drops a child costs about what searching the child did). The pumpkins a
 goal needs cleared are must-use in the same sense (a zone through each must
 still complete in that tray), so the same test drops a child that can no
 longer clear them all: 4 of the 8 benchmark 4-tray levels proven within 30 s
-instead of 3, and 10-30 % less time on the others proven.
+instead of 3, 10-30 % less time on two of the other three, none on the last.
 
 Rotate and remove tokens (Arabic ink, Sudoku clear-space) are spent here as
 in the reference, as part of the placement they serve (``_token_moves``):
