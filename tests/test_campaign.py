@@ -252,7 +252,7 @@ def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag):
     handler = signal.getsignal(signal.SIGINT)
     watch.WATCHERS.append(ctrl_c_after(2))
     try:
-        result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "60", *json_flag])
+        result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "3600", *json_flag])
     finally:
         watch.WATCHERS.clear()
     assert result.exit_code == 130, result.output
@@ -275,7 +275,7 @@ def test_cli_verify_ctrl_c_gives_no_verdict_for_the_level_cut_short(tmp_path):
             "levels": [pumpkin_level(id="first"), data]}
     watch.WATCHERS.append(ctrl_c_after(2))
     try:
-        result = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "60"])
+        result = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "3600"])
     finally:
         watch.WATCHERS.clear()
     assert result.exit_code == 130, result.output
