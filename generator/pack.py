@@ -30,8 +30,9 @@ from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
 # Bumped whenever the same command and seed write a different pack (an interrupted run's
 # partial results are then not resumed): 2 = the campaign search's final-tray rule changed
 # the proofs' node counts, and with them which candidates the grading keeps; 3 = that rule
-# also drops lines that can no longer clear every pumpkin (node counts again).
-GENERATOR_VERSION = "3"
+# also drops lines that can no longer clear every pumpkin (node counts again); 4 = with one
+# placement left, it must clear every pumpkin and use every pending placement at once.
+GENERATOR_VERSION = "4"
 MAX_CANDIDATES_PER_LEVEL = 400
 
 

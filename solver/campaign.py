@@ -272,9 +272,10 @@ class CampaignSearch:
         that spends a token can (``_spend_can_pay``), so the subtree is a token-free search
         with the unspent tokens' bonus as a constant: exactly what ``campaign_jit`` runs.
         """
-        from .campaign_jit import CompiledSearch
+        from .campaign_jit import CompiledSearch, warm_up
 
         if fits_compiled(self.level):
+            warm_up()  # before ``run`` starts the clock
             self._compiled = CompiledSearch(self.level)
         return self
 

@@ -756,8 +756,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     MvCur = np.zeros(depth_max, np.int64)
     mv = np.zeros((1024, 6), np.uint64)
     comb = np.zeros(100, np.int64)
-    PkZ = np.zeros(100, np.uint64)  # the zones through each pumpkin left (final tray)
-    PkMust = np.ones(100, np.int64)
+    ChkZ = np.zeros(width + 100, np.uint64)  # what _pending_alive checks: zones through each
+    ChkMust = np.zeros(width + 100, np.int64)
     cells_buf = np.zeros(100, np.int64)
     zbuf_lo = np.zeros(n_zones, np.uint64)
     zbuf_hi = np.zeros(n_zones, np.uint64)
@@ -1081,31 +1081,31 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             if n_t != t_idx:
                 n_p = 0  # (in the tray where lines end, its last placement is a last move, scored inline)
             PendN[d] = n_p
-            if n_p > 0:
+            pumpkins_left = ends_here and need_pumpkins and (n_plo != 0 or n_phi != 0)
+            if n_p > 0 or pumpkins_left:
                 cnt = min(rem_n[n_t, rest], limit - placed - 1)
                 rest_cells = rem_cells[n_t, rest, cnt]
                 # when ending with no more clears cannot beat the best, free ones must be used too
                 strict = (points + gained + rest_cells * cell_points + flow_bonus + bonus <= best
                           or (need_pumpkins and (n_plo != 0 or n_phi != 0)))
-                if not _pending_alive(a_lo, a_hi, st_lo, st_hi, PendZ[d], PendMust[d], n_p, strict, cnt,
+                # the child's pending placements, then the pumpkins left: each of those must be
+                # cleared in this tray, so they are must-use in the same sense (one call site keeps
+                # the compile time down: _pending_alive inlines a lot)
+                n_chk = n_p
+                for j in range(n_p):
+                    ChkZ[j] = PendZ[d, j]
+                    ChkMust[j] = PendMust[d, j]
+                q_lo = n_plo if pumpkins_left else zero
+                q_hi = n_phi if pumpkins_left else zero
+                while q_lo != 0 or q_hi != 0:
+                    cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
+                    ChkZ[n_chk] = cell_zones[cell]
+                    ChkMust[n_chk] = 1
+                    n_chk += 1
+                if not _pending_alive(a_lo, a_hi, st_lo, st_hi, ChkZ, ChkMust, n_chk, strict, cnt,
                                       rest_cells, n_t, rest, tray_len, tray_piece, n_zones, zone_lo, zone_hi,
                                       zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo,
                                       cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
-                    continue
-            if ends_here and need_pumpkins and (n_plo != 0 or n_phi != 0):
-                # the pumpkins left must each be cleared in this tray: like must-use placements
-                n_pk = 0
-                q_lo = n_plo
-                q_hi = n_phi
-                while q_lo != 0 or q_hi != 0:
-                    cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
-                    PkZ[n_pk] = cell_zones[cell]
-                    n_pk += 1
-                cnt = min(rem_n[n_t, rest], limit - placed - 1)
-                if cnt <= 0 or not _pending_alive(
-                        a_lo, a_hi, st_lo, st_hi, PkZ, PkMust, n_pk, True, cnt, rem_cells[n_t, rest, cnt], n_t,
-                        rest, tray_len, tray_piece, n_zones, zone_lo, zone_hi, zone_region, piece_size, offs,
-                        offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
                     continue
             depth = d
             pushed = True
@@ -1370,6 +1370,25 @@ def _removes(mask: int) -> list[Move]:
     return [TokenUse("remove", row=c // 10, col=c % 10) for c in range(100) if mask >> c & 1]
 
 
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile the search, or load it from numba's cache, before a caller starts its clock: a
+    cold cache compiles for about 40 s, which a level's time limit must not pay for (the first
+    ``tenfold solve --time-limit 30`` after an install used to stop after 4,096 nodes)."""
+    global _warm
+    if _warm:
+        return
+    from .level import parse_level
+
+    level = parse_level({"format": "tenfold.level/1", "id": "warm-up", "variant": "halloween",
+                         "mode": "campaign", "board": ["." * 10] * 10, "trays": [["1x1", "1x2"]],
+                         "goals": [{"score": 1}], "tokens": 0})
+    CompiledSearch(level, spend=True).run(0, 0, 0, 3, 0, False, False, 0, 0, 0, 1e300, 10**6, None, None)
+    _warm = True
+
+
 def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
            target: int | None) -> tuple[int, int | None, int, list[Move] | None]:
     """Run the compiled search on a level with no reserve to redeal from (its tokens, if any,
@@ -1377,6 +1396,7 @@ def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
 
     The best line is None when nothing beat ``best0`` (the caller's hint holds it).
     """
+    warm_up()
     board = level.board
     deadline = time.perf_counter() + time_limit if math.isfinite(time_limit) else 1e300
     left = (1 << len(level.trays[0])) - 1 if level.trays else 0
