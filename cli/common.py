@@ -187,9 +187,8 @@ def searching(label: str, status: bool = True):
     ``SearchStatus`` on stderr when ``status`` and stderr is a terminal (like the progress
     bars: logs and pipes get nothing)."""
     interrupt = Interrupt()
-    watchers = [interrupt]
-    if status and _terminal():
-        watchers.append(SearchStatus(label, sys.stderr, every=STATUS_EVERY))
+    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY) if status and _terminal() else None
+    watchers = [interrupt] if line is None else [interrupt, line]
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, interrupt.handle) if main_thread else None
     watch.WATCHERS.extend(watchers)
@@ -200,8 +199,8 @@ def searching(label: str, status: bool = True):
             watch.WATCHERS.remove(watcher)
         if main_thread:
             signal.signal(signal.SIGINT, previous)
-        if len(watchers) > 1:
-            watchers[1].close()
+        if line is not None:
+            line.close()
 
 
 def interrupted(what: str) -> None:

@@ -40,14 +40,14 @@ def generate(
                 bar.update(accepted - shown[0])
                 shown[0] = accepted
 
+        stopped = None
         try:
             report = generate_pack(kind, count, seed, out, trays or 3, difficulty, workers, backend, scheduler,
                                    on_candidate, stop=lambda: interrupt.requested)
-        except Interrupted as stopped:
-            report = stopped
-    if isinstance(report, Interrupted):
-        interrupted(f"{report.kept} candidate results kept in {report.partial}; "
-                    "the same command resumes from them")
+        except Interrupted as err:  # said once the progress bar has closed
+            stopped = err
+    if stopped is not None:
+        interrupted(f"{stopped.kept} candidate results kept in {stopped.partial}; the same command resumes from them")
     write_atomically(out, json.dumps(report.pack, indent=1, sort_keys=False) + "\n")
     Path(str(out) + ".partial.jsonl").unlink(missing_ok=True)
     typer.echo(closing_table(report, out))

@@ -745,8 +745,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     PendN = np.zeros(depth_max, np.int64)
     PendLo = np.zeros((depth_max, width), np.uint64)
     PendHi = np.zeros((depth_max, width), np.uint64)
-    PendMust = np.zeros((depth_max, width), np.int64)
-    PendZ = np.zeros((depth_max, width), np.uint64)  # the zones through each
+    PendMust = np.zeros((depth_max, width + 100), np.int64)
+    PendZ = np.zeros((depth_max, width + 100), np.uint64)  # the zones through each (then the pumpkins')
     Tok = np.zeros(depth_max, np.int64)
     UB = np.zeros(depth_max, np.int64)
     # the token placements (rotate/remove) of every frame on one stack: frame d's are
@@ -756,8 +756,6 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     MvCur = np.zeros(depth_max, np.int64)
     mv = np.zeros((1024, 6), np.uint64)
     comb = np.zeros(100, np.int64)
-    ChkZ = np.zeros(width + 100, np.uint64)  # what _pending_alive checks: zones through each
-    ChkMust = np.zeros(width + 100, np.int64)
     cells_buf = np.zeros(100, np.int64)
     zbuf_lo = np.zeros(n_zones, np.uint64)
     zbuf_hi = np.zeros(n_zones, np.uint64)
@@ -1086,23 +1084,19 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 cnt = min(rem_n[n_t, rest], limit - placed - 1)
                 rest_cells = rem_cells[n_t, rest, cnt]
                 # when ending with no more clears cannot beat the best, free ones must be used too
-                strict = (points + gained + rest_cells * cell_points + flow_bonus + bonus <= best
-                          or (need_pumpkins and (n_plo != 0 or n_phi != 0)))
-                # the child's pending placements, then the pumpkins left: each of those must be
-                # cleared in this tray, so they are must-use in the same sense (one call site keeps
-                # the compile time down: _pending_alive inlines a lot)
+                strict = points + gained + rest_cells * cell_points + flow_bonus + bonus <= best or pumpkins_left
+                # the pumpkins left go after the child's pending placements (past PendN, so its own
+                # children ignore them): each must be cleared in this tray, must-use in the same
+                # sense (one call site keeps the compile time down: _pending_alive inlines a lot)
                 n_chk = n_p
-                for j in range(n_p):
-                    ChkZ[j] = PendZ[d, j]
-                    ChkMust[j] = PendMust[d, j]
                 q_lo = n_plo if pumpkins_left else zero
                 q_hi = n_phi if pumpkins_left else zero
                 while q_lo != 0 or q_hi != 0:
                     cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
-                    ChkZ[n_chk] = cell_zones[cell]
-                    ChkMust[n_chk] = 1
+                    PendZ[d, n_chk] = cell_zones[cell]
+                    PendMust[d, n_chk] = 1
                     n_chk += 1
-                if not _pending_alive(a_lo, a_hi, st_lo, st_hi, ChkZ, ChkMust, n_chk, strict, cnt,
+                if not _pending_alive(a_lo, a_hi, st_lo, st_hi, PendZ[d], PendMust[d], n_chk, strict, cnt,
                                       rest_cells, n_t, rest, tray_len, tray_piece, n_zones, zone_lo, zone_hi,
                                       zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo,
                                       cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
@@ -1338,8 +1332,8 @@ class CompiledSearch:
                 np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
                 self.full_scan, level.limit, self.need_pumpkins, self.need_all,
                 tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
-                tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.ev, tb.ev_from, tb.spot_lo, tb.spot_hi, tb.spot_touch,
-                tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
+                tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.ev, tb.ev_from, tb.spot_lo, tb.spot_hi,
+                tb.spot_touch, tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
                 tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
                 bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
                 0, none if best0 is None else best0,

@@ -161,11 +161,7 @@ def test_target_stops_early_with_a_line_that_reaches_it():
 
 
 def test_node_budget_reports_a_bound():
-    level = parse_level({
-        "format": "tenfold.level/1", "id": "open", "variant": "halloween", "mode": "campaign",
-        "board": ["." * 10] * 10, "trays": [["3x3", "1x5", "L5-nw"], ["2x2", "5x1", "1x3"]],
-        "goals": [{"score": 1}], "limit": 6, "tokens": 0,
-    })
+    level = open_level()
     answer = solve_level(level, time_limit=60, node_limit=5000)
     assert answer.proof == PROOF_BOUND and not answer.complete
     assert answer.bound == CampaignSearch(level).start_bound()
