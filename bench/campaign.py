@@ -1,10 +1,18 @@
 """Campaign benchmark: seeded Halloween campaign levels of 3, 5 and 8 trays, and
 Sultan's Labyrinth levels (4 stones, 3 ink tokens to spend) of 1, 2 and 3 trays.
 
+Two kinds of Halloween level:
+* ``halloween``: the construction's board and trays with every piece allowed
+  (limit 15 for 5 trays), the hardest form of a level this size;
+* ``generated``: the candidates ``tenfold generate halloween`` builds, unfiltered
+  (the same function, before the generator's node budget rejects any), whose
+  limit falls 0-2 placements after the construction's last pumpkin clear.
+
 Times to decide solvability (a line meeting every goal, the score goal at 70%
 of the construction's score) and to prove the best score, one core.
 
-    .venv/bin/python bench/campaign.py [--levels 10] [--seed 2026] [--time-limit 60] [--only halloween|sultan]
+    .venv/bin/python bench/campaign.py [--levels 10] [--seed 2026] [--time-limit 60]
+        [--only halloween|generated|sultan]
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, summary  # noqa: E402
 
 from generator.construct import construct  # noqa: E402
-from generator.recipes import RECIPES  # noqa: E402
+from generator.recipes import RECIPES, Unbuildable, candidate_level, candidate_seed  # noqa: E402
 from solver.board import Board  # noqa: E402
 from solver.campaign import solve_level  # noqa: E402
 from solver.level import Level, play_solution  # noqa: E402
@@ -65,16 +74,30 @@ def make_level(trays: int, rng: random.Random) -> Level | None:
     return level
 
 
+def make_generated_level(trays: int, rng: random.Random) -> Level | None:
+    """A Halloween candidate exactly as the generator builds it (seeded from ``rng``), with
+    the score goal at 70% of its construction line's score."""
+    seed = candidate_seed("halloween", rng.randrange(1 << 31), 0)
+    try:
+        level, line, _ = candidate_level("halloween", trays, seed)
+    except Unbuildable:
+        return None
+    score = play_solution(level, line).score
+    level.goals.append({"score": max(1, math.ceil(0.7 * score))})
+    return level
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--levels", type=int, default=10)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--only", choices=("halloween", "sultan"), default=None)
+    parser.add_argument("--only", choices=("halloween", "generated", "sultan"), default=None)
     args = parser.parse_args()
     print(f"campaign benchmark  seed={args.seed}  levels per size={args.levels}  "
           f"time limit={args.time_limit:g}s  machine: {machine()}")
     sizes = [("halloween", t, make_level) for t in (3, 5, 8)]
+    sizes += [("generated", t, make_generated_level) for t in (3, 5, 8)]
     sizes += [("sultan", t, make_sultan_level) for t in (1, 2, 3)]
     for kind, trays, make in sizes:
         if args.only not in (None, kind):
@@ -101,6 +124,10 @@ def main() -> None:
         print(summary(f"{name}: decide solvable", decide))
         print(summary(f"{name}: prove best", prove) + f"  proven {proven}/{len(levels)}"
               f"  {nodes / sum(prove) / 1e6:.2f} M nodes/s")
+        if kind == "generated":
+            limits = sorted(level.limit for level in levels)
+            print(f"{name}: placement limits {limits[0]}-{limits[-1]}, median {statistics.median(limits):g}"
+                  f" of {levels[0].piece_count} pieces")
         if gaps:
             print(f"{name}: unproven (best found, bound): "
                   + " ".join(f"({b}, {u})" for b, u in gaps))

@@ -32,7 +32,7 @@ from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
 # the proofs' node counts, and with them which candidates the grading keeps; 3 = that rule
 # also drops lines that can no longer clear every pumpkin (node counts again); 4 = with one
 # placement left, it must clear every pumpkin and use every pending placement at once.
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 MAX_CANDIDATES_PER_LEVEL = 400
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from solver.campaign import PROOF_OPTIMAL, solve_level
 from solver.level import LEVEL_FORMAT, Level
+from solver.moves import Placement
 from solver.variants import find_variant
 
 from .construct import construct
@@ -51,23 +52,22 @@ def candidate_seed(kind: str, pack_seed: int, index: int) -> int:
     return random.Random(f"tenfold:{kind}:{pack_seed}:{index}").randrange(1 << 48)
 
 
-def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = None) -> dict[str, Any]:
-    """Construct, prove and measure one candidate.
+class Unbuildable(Exception):
+    """A candidate seed whose construction gave no level (the reason is the message)."""
 
-    Returns a JSON-able dict: ``status`` ``accepted`` with the level (no score
-    goal yet), its proven best and one grading option per goal fraction; or
-    ``rejected`` with the reason.
-    """
+
+def candidate_level(kind: str, trays: int, seed: int) -> tuple[Level, list[Placement], random.Random]:
+    """The level a candidate seed builds, before any proof: board, trays, goals (no score
+    goal yet) and placement limit; with the construction's own line (a hint for the proof)
+    and the random stream, left where grading continues it. Raises ``Unbuildable``."""
     recipe = RECIPES[kind]
-    if node_budget is None:
-        node_budget = recipe.node_budget
     variant = find_variant(recipe.variant)
     mode = variant.mode(recipe.mode)
     rng = random.Random(seed)
     stones = rng.randint(*recipe.stones)
     built = construct(variant, rng, trays, stones, rng.uniform(*recipe.density))
     if built is None:
-        return _rejected(seed, "construction failed")
+        raise Unbuildable("construction failed")
     pieces = sum(len(t) for t in built.trays)
     board = built.board
     goals: list[dict[str, Any]] = []
@@ -81,7 +81,7 @@ def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = 
             cleared_any |= mask
         cells = [c for c in range(100) if cleared_any >> c & 1]
         if len(cells) < recipe.pumpkins[0]:
-            return _rejected(seed, "too few clearable tiles for pumpkins")
+            raise Unbuildable("too few clearable tiles for pumpkins")
         chosen = rng.sample(cells, min(len(cells), rng.randint(*recipe.pumpkins)))
         pumpkins = sum(1 << c for c in chosen)
         last = max(i for i, mask in enumerate(built.cleared_originals) if mask & pumpkins)
@@ -90,6 +90,22 @@ def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = 
         board = type(board)(board.filled, board.stones, pumpkins)
         goals.append({"pumpkins": True})
     level = Level("candidate", variant, mode.name, board, built.trays, goals, limit=limit, tokens=mode.tokens)
+    return level, line, rng
+
+
+def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = None) -> dict[str, Any]:
+    """Construct, prove and measure one candidate.
+
+    Returns a JSON-able dict: ``status`` ``accepted`` with the level (no score
+    goal yet), its proven best and one grading option per goal fraction; or
+    ``rejected`` with the reason.
+    """
+    if node_budget is None:
+        node_budget = RECIPES[kind].node_budget
+    try:
+        level, line, rng = candidate_level(kind, trays, seed)
+    except Unbuildable as why:
+        return _rejected(seed, str(why))
     answer = solve_level(level, time_limit=math.inf, node_limit=node_budget, hint=line)
     if not answer.complete:
         return _rejected(seed, "proof budget exceeded", nodes=answer.nodes)

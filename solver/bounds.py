@@ -81,6 +81,22 @@ def completions_bound(variant: Variant, filled: Bitboard, stones: Bitboard, cell
     return count
 
 
+def reachable_pieces(unplaced: list[str] | tuple[str, ...], later_trays: list[tuple[str, ...]] | list[list[str]],
+                     placements_left: int) -> tuple[list[str], int]:
+    """The pieces a line can still place within ``placements_left`` placements: the current
+    tray's ``unplaced`` ones, then each later tray whole until the limit falls in it (any of the
+    pieces of that tray may be the ones placed); and how many trays can still end (be emptied)
+    within the limit. Trays past the limit add nothing to a bound."""
+    pieces = list(unplaced)
+    ending = 1 if pieces and len(pieces) <= placements_left else 0
+    for tray in later_trays:
+        if len(pieces) >= placements_left:
+            break
+        pieces.extend(tray)
+        ending += len(pieces) <= placements_left
+    return pieces, ending
+
+
 def clear_points_bound(
     variant: Variant,
     filled: Bitboard,
@@ -112,7 +128,7 @@ def clear_points_bound(
     if full_scan:
         occupied = filled | stones
         caps[0] += sum(1 for z in variant.zones if occupied & z == z and z & ~stones)
-    if not full_scan and count == len(pieces):
+    if not full_scan:  # the table allows any of these pieces to clear nothing, so fewer may be placed
         capped = events_bound(variant, tuple(caps), stones.bit_count(), completions,
                               filled.bit_count() + cells)
     else:

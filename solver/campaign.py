@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from . import watch
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
-from .bounds import clear_points_bound
+from .bounds import clear_points_bound, reachable_pieces
 from .engine import has_complete_zone, placement_points, settle
 from .level import Level, play_solution
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse
@@ -105,11 +105,7 @@ class CampaignSearch:
         """Admissible: the unspent tokens' bonus, every remaining cell, and the clear-points bound."""
         variant = self.variant
         left = self.limit - s.placed
-        pieces = list(s.tray)
-        trays_ending = 1 if s.tray else 0
-        for t in self.trays[s.tray_index + 1:]:
-            pieces.extend(t)
-            trays_ending += 1
+        pieces, trays_ending = reachable_pieces(s.tray, self.trays[s.tray_index + 1:], left)
         if s.tokens and self.kinds & REDEAL_KINDS:
             pieces.extend(self.reserve[s.reserve_index:])
         cells = sum(sorted((get_piece(p).size for p in pieces), reverse=True)[:left])

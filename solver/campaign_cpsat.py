@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
-from .bounds import clear_points_bound
+from .bounds import clear_points_bound, reachable_pieces
 from .campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, CampaignAnswer
 from .engine import has_complete_zone
 from .errors import RulesError
@@ -105,14 +105,14 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
 def root_bound(level: Level) -> int:
     """Admissible upper bound on the best score with every token kind, reserve draws included."""
     variant = level.variant
-    pieces = [p for tray in level.trays for p in tray]
+    pieces, trays_ending = reachable_pieces([], level.trays, level.limit)
     if level.tokens and variant.token_kinds & REDEAL_KINDS:
         pieces += list(level.reserve)
     cells = sum(sorted((get_piece(p).size for p in pieces), reverse=True)[: level.limit])
     clears = clear_points_bound(variant, level.board.filled, level.board.stones, pieces, 0,
                                 has_complete_zone(variant, level.board.filled, level.board.stones),
                                 count=level.limit)
-    flow = variant.flow_bonus * len(level.trays) if clears else 0
+    flow = variant.flow_bonus * trays_ending if clears else 0
     return level.tokens * variant.token_bonus + cells * variant.cell_points + clears + flow
 
 

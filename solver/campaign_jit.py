@@ -81,7 +81,7 @@ import numpy as np
 from . import watch
 from .bitboard import BB_ALL
 from .bounds import (_families, add_events, completions_bound, event_costs, events_limits,
-                     zones_per_piece)
+                     reachable_pieces, zones_per_piece)
 from .engine import has_complete_zone
 from .enumerate_jit import split, zone_tables
 from .evaluate_jit import _pop64
@@ -95,6 +95,16 @@ TT_BITS = 21
 _PROBES = 8
 _TT_WORDS = 8  # six used, padded to 64 bytes
 _EVENT_ENTRIES = 1 << 22  # the emptied-budget tables' size cap (int32 entries)
+
+
+# The search's helpers are plain compiled functions, not numba-inlined ones (``inline=
+# "always"`` copies their code into every call site before typing): that halves the cold
+# compile (47 s to 18-23 s here). Called, each array argument would cost an atomic reference
+# count up and down per call, which loops and early returns keep numba from pruning (5.0 s
+# against 3.4 s inlined on a 5-tray benchmark level). The helpers make, keep and return no
+# array (they read or write elements of those they are given, which the caller holds), so they
+# are compiled without reference counting ("_nrt=False"): 3.1-3.6 s on that level.
+_borrowing = nb.njit(cache=True, _nrt=False)
 
 
 def _tick(nodes, best) -> bool:
@@ -122,7 +132,7 @@ def _hash(a, b, c, d, e, mask):
     return np.int64(h & mask)
 
 
-@nb.njit(cache=True)
+@_borrowing
 def _tt_victim(tt, h, tt_mask):
     """Of the ``_PROBES`` slots from ``h`` (all taken), the one whose state is deepest in the
     level (tray index, then pieces placed from that tray; the later slot on a tie): a full
@@ -139,22 +149,20 @@ def _tt_victim(tt, h, tt_mask):
     return victim
 
 
-@nb.njit(cache=True)
+@_borrowing
 def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, placed, full_scan,
-           limit, rem_n, rem_cells, rem_caps, ev, ev_from, fam_zone, fam_count, fam_refill,
+           limit, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from, fam_zone, fam_count, fam_refill,
            zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, bonus_const,
            costs_buf):
     """``CampaignSearch._upper_bound`` for a state without tokens (see solver/bounds.py).
 
-    ``rem_*[t, left]``: the pieces still to come from tray ``t`` with slots ``left`` unplaced
-    (their count, prefix sums of their sizes largest first, their caps largest first);
-    ``ev[t - ev_from, left]``: their emptied-budget table (``bounds.events_bound``).
+    ``rem_*[t, left]``: the pieces a line can still place from tray ``t`` with slots ``left``
+    unplaced (their count, prefix sums of their sizes largest first, their caps largest first,
+    the trays that can still end); ``ev[t - ev_from, left]``: their emptied-budget table
+    (``bounds.events_bound``).
     """
-    n_trays = rem_n.shape[0]
     n_zones = pts.shape[0] - 1  # one placement completes at most every zone
-    trays_ending = n_trays - t_idx - 1
-    if left_mask != 0:
-        trays_ending += 1
+    trays_ending = rem_ends[t_idx, left_mask]
     n = rem_n[t_idx, left_mask]
     count = min(n, limit - placed)
     cells = rem_cells[t_idx, left_mask, count]
@@ -203,7 +211,7 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
                     clears += pts[0, z, best_run]
                 else:
                     clears += pts[z, 0, best_run]
-            if count == n and not full_scan and t_idx >= ev_from:
+            if not full_scan and t_idx >= ev_from:
                 table = ev[t_idx - ev_from, left_mask]
                 capped = table[min(completions_all, table.shape[0] - 1),
                                min(_pop64(f_lo) + _pop64(f_hi) + cells, table.shape[1] - 1)]
@@ -239,7 +247,7 @@ def _low_bit(lo, hi):
     return 64 + _pop64(b - one), lo, hi ^ b
 
 
-@nb.njit(cache=True, inline="always")
+@_borrowing
 def _fits(g, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi):
     """The anchors where piece ``g`` fits on the empty cells (e_lo, e_hi)."""
     l_lo = anchor_lo[g]
@@ -258,7 +266,7 @@ def _pop_zone(zones):
     return _pop64(b - np.uint64(1)), zones ^ b
 
 
-@nb.njit(cache=True, inline="always")
+@_borrowing
 def _completing(g, l_lo, l_hi, e_lo, e_hi, zones, zone_lo, zone_hi, piece_size, cover_lo, cover_hi):
     """Of the anchors (l_lo, l_hi) where piece ``g`` fits, those completing one of ``zones`` (a
     bit per zone) on the empty cells (e_lo, e_hi)."""
@@ -283,7 +291,7 @@ def _completing(g, l_lo, l_hi, e_lo, e_hi, zones, zone_lo, zone_hi, piece_size, 
     return u_lo, u_hi
 
 
-@nb.njit(cache=True)
+@_borrowing
 def _anchors(g, e_lo, e_hi, full_scan, n_zones, zone_lo, zone_hi, piece_size, offs, offs_n,
              anchor_lo, anchor_hi, cover_lo, cover_hi):
     """Where piece ``g`` fits on the empty cells (e_lo, e_hi), split into the anchors (top-left
@@ -310,40 +318,43 @@ def _zones_through(lo, hi, cell_zones):
     return out
 
 
-@nb.njit(cache=True)
-def _pending_after(src_lo, src_hi, src_must, src_zones, n_src, cleared, o_lo, o_hi, a_lo, a_hi, s_lo, s_hi,
-                   cell_zones, dst_lo, dst_hi, dst_must, dst_zones):
+@_borrowing
+def _pending_after(p_lo, p_hi, p_must, p_zones, d, n_src, cleared, o_lo, o_hi, a_lo, a_hi, s_lo, s_hi,
+                   cell_zones):
     """The pending placements after one more (its cells s; the board o before its clear, a
     after): a clear drops those it uses (one of its zones ran through them) and makes the rest
-    must-use, a plain placement joins as free. Written to ``dst``; returns (count, must-use)."""
+    must-use, a plain placement joins as free. Read from row ``d`` of the ``p_*`` arrays,
+    written to row ``d + 1`` (rows, not views: a view costs two atomic reference counts);
+    returns (count, must-use)."""
     n = 0
     must = 0
+    e = d + 1
     for j in range(n_src):
         # tiles cleared are o & ~a: the pending cells still there are in no completed zone
-        if cleared and ((src_lo[j] & o_lo & ~a_lo) != 0 or (src_hi[j] & o_hi & ~a_hi) != 0):
+        if cleared and ((p_lo[d, j] & o_lo & ~a_lo) != 0 or (p_hi[d, j] & o_hi & ~a_hi) != 0):
             continue
-        dst_lo[n] = src_lo[j]
-        dst_hi[n] = src_hi[j]
-        dst_must[n] = 1 if cleared else src_must[j]
-        dst_zones[n] = src_zones[j]
-        must += dst_must[n]
+        p_lo[e, n] = p_lo[d, j]
+        p_hi[e, n] = p_hi[d, j]
+        p_must[e, n] = 1 if cleared else p_must[d, j]
+        p_zones[e, n] = p_zones[d, j]
+        must += p_must[e, n]
         n += 1
     if not cleared:
-        dst_lo[n] = s_lo
-        dst_hi[n] = s_hi
-        dst_must[n] = 0
-        dst_zones[n] = _zones_through(s_lo, s_hi, cell_zones)
+        p_lo[e, n] = s_lo
+        p_hi[e, n] = s_hi
+        p_must[e, n] = 0
+        p_zones[e, n] = _zones_through(s_lo, s_hi, cell_zones)
         n += 1
     return n, must
 
 
-@nb.njit(cache=True)
-def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, n_pend, strict, cnt, rest_cells, t_idx,
+@_borrowing
+def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, d, n_pend, strict, cnt, rest_cells, t_idx,
                    rest, tray_len, tray_piece, n_zones, zone_lo, zone_hi, zone_region,
                    piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo,
                    spot_hi, spot_touch):
     """Whether a later clear can still use every pending placement that must be used (all of
-    them when ``strict``): ``cnt`` placements left, of the unplaced slots ``rest`` of tray
+    them when ``strict``; row ``d`` of ``pend_zones`` and ``pend_must``): ``cnt`` placements left, of the unplaced slots ``rest`` of tray
     ``t_idx``, ``rest_cells`` cells at most. Exact for one placement left, a necessary condition
     per pending placement for two (``_usable_by_two``), a zone count beyond."""
     all_hi = np.uint64((1 << 36) - 1)
@@ -351,9 +362,9 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, n_pend, stri
     e_hi = ~(f_hi | st_hi) & all_hi
     need = 0
     for j in range(n_pend):
-        if pend_must[j] == 1 or strict:
+        if pend_must[d, j] == 1 or strict:
             need += 1
-            zs = pend_zones[j]
+            zs = pend_zones[d, j]
             found = False
             while zs != 0:  # a zone through it no fuller than the cells to come can fill
                 z, zs = _pop_zone(zs)
@@ -371,8 +382,8 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, n_pend, stri
             g = tray_piece[t_idx, i]
             l_lo, l_hi = _fits(g, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
             for j in range(n_pend):
-                if pend_must[j] == 1 or strict:
-                    l_lo, l_hi = _completing(g, l_lo, l_hi, e_lo, e_hi, pend_zones[j], zone_lo, zone_hi,
+                if pend_must[d, j] == 1 or strict:
+                    l_lo, l_hi = _completing(g, l_lo, l_hi, e_lo, e_hi, pend_zones[d, j], zone_lo, zone_hi,
                                              piece_size, cover_lo, cover_hi)
                     if l_lo == 0 and l_hi == 0:
                         break
@@ -390,27 +401,28 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, n_pend, stri
                     sb = i
         ga = tray_piece[t_idx, sa]
         gb = tray_piece[t_idx, sb]
+        fa_lo, fa_hi = _fits(ga, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
+        fb_lo, fb_hi = _fits(gb, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
         for j in range(n_pend):
-            if (pend_must[j] == 1 or strict) and not _usable_by_two(
-                    ga, gb, f_lo, f_hi, st_lo, st_hi,
-                    pend_zones[j], n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
+            if (pend_must[d, j] == 1 or strict) and not _usable_by_two(
+                    ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, f_lo, f_hi, st_lo, st_hi,
+                    pend_zones[d, j], n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
                     anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
                 return False
     return True
 
 
-@nb.njit(cache=True, inline="always")
-def _usable_by_two(ga, gb, f_lo, f_hi, st_lo, st_hi, x_zones, n_zones, zone_lo,
+@_borrowing
+def _usable_by_two(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, f_lo, f_hi, st_lo, st_hi, x_zones, n_zones, zone_lo,
                    zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi,
                    spot_of, spot_lo, spot_hi, spot_touch):
-    """Whether the pieces ``ga`` and ``gb``, placed next in either order on the board f, can
-    complete one of the zones ``x_zones`` (a necessary condition: where the first clears nothing,
-    the second may take any spot that fits before it and misses its cells)."""
+    """Whether the pieces ``ga`` and ``gb`` (fitting at the anchors fa, fb), placed next in
+    either order on the board f, can complete one of the zones ``x_zones`` (a necessary
+    condition: where the first clears nothing, the second may take any spot that fits before it
+    and misses its cells)."""
     all_hi = np.uint64((1 << 36) - 1)
     e_lo = ~(f_lo | st_lo)
     e_hi = ~(f_hi | st_hi) & all_hi
-    fa_lo, fa_hi = _fits(ga, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
-    fb_lo, fb_hi = _fits(gb, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
     # the next placement completes one
     c_lo, c_hi = _completing(ga, fa_lo, fa_hi, e_lo, e_hi, x_zones, zone_lo, zone_hi, piece_size, cover_lo,
                              cover_hi)
@@ -428,7 +440,7 @@ def _usable_by_two(ga, gb, f_lo, f_hi, st_lo, st_hi, x_zones, n_zones, zone_lo,
                            anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch)
 
 
-@nb.njit(cache=True, inline="always")
+@_borrowing
 def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi, x_zones, n_zones,
                        zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo,
                        cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
@@ -495,7 +507,7 @@ def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, f_lo, f_hi, st_lo, st_h
     return False
 
 
-@nb.njit(cache=True)
+@_borrowing
 def _settle(a_lo, a_hi, st_lo, st_hi, touch, g, k, full_scan, zone_lo, zone_hi, zone_region):
     """Clear the complete zones after placing spot ``k`` of piece ``g``: (lo, hi, lines, regions).
 
@@ -691,7 +703,7 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
 
 @nb.njit(cache=True)
 def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pumpkins, need_all,
-            tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, ev, ev_from,
+            tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from,
             spot_lo, spot_hi,
             spot_touch, spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count,
             fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, run_cap,
@@ -857,7 +869,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             # state with pending placements (the module docstring).
             if not last_move and pend_n == 0:
                 ub = _bound(f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx,
-                            left, placed, full_scan, limit, rem_n, rem_cells, rem_caps, ev, ev_from,
+                            left, placed, full_scan, limit, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from,
                             fam_zone, fam_count, fam_refill, zone_lo, zone_hi, zone_region, has_regions,
                             pts, cell_points, flow_bonus, bonus, costs_buf)
                 if best > -(1 << 60) and ub <= best:
@@ -1024,10 +1036,9 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             n_p = 0
             if ends_here and (pend_n > 0 or not cleared):
                 # the child's pending placements (frame d is free until the child is pushed)
-                n_p, must = _pending_after(PendLo[depth], PendHi[depth], PendMust[depth], PendZ[depth], pend_n,
-                                           cleared, f_lo | spot_lo[g, k], f_hi | spot_hi[g, k], a_lo, a_hi,
-                                           spot_lo[g, k], spot_hi[g, k], cell_zones, PendLo[depth + 1],
-                                           PendHi[depth + 1], PendMust[depth + 1], PendZ[depth + 1])
+                n_p, must = _pending_after(PendLo, PendHi, PendMust, PendZ, depth, pend_n, cleared,
+                                           f_lo | spot_lo[g, k], f_hi | spot_hi[g, k], a_lo, a_hi,
+                                           spot_lo[g, k], spot_hi[g, k], cell_zones)
                 if last_move and must > 0:
                     continue  # an unused plain placement before a clear: searched moved to the end
             if last_move:
@@ -1087,7 +1098,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 strict = points + gained + rest_cells * cell_points + flow_bonus + bonus <= best or pumpkins_left
                 # the pumpkins left go after the child's pending placements (past PendN, so its own
                 # children ignore them): each must be cleared in this tray, must-use in the same
-                # sense (one call site keeps the compile time down: _pending_alive inlines a lot)
+                # sense (one call site keeps the compile time down)
                 n_chk = n_p
                 q_lo = n_plo if pumpkins_left else zero
                 q_hi = n_phi if pumpkins_left else zero
@@ -1096,7 +1107,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     PendZ[d, n_chk] = cell_zones[cell]
                     PendMust[d, n_chk] = 1
                     n_chk += 1
-                if not _pending_alive(a_lo, a_hi, st_lo, st_hi, PendZ[d], PendMust[d], n_chk, strict, cnt,
+                if not _pending_alive(a_lo, a_hi, st_lo, st_hi, PendZ, PendMust, d, n_chk, strict, cnt,
                                       rest_cells, n_t, rest, tray_len, tray_piece, n_zones, zone_lo, zone_hi,
                                       zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo,
                                       cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
@@ -1141,7 +1152,7 @@ class _Tables:
                 self.tray_piece[t, j] = index[p]
                 self.tray_group[t, j] = sum(1 << q for q in range(len(tray)) if tray[q] == p)
         self.piece_size = np.array([get_piece(p).size for p in ids] or [0], np.int64)
-        self._remaining(variant, trays)
+        self._remaining(variant, trays, level.limit)
         self._events(variant, trays, level.board.stones)
         zones = variant.zones
         zone_id = {z: i for i, z in enumerate(zones)}
@@ -1205,32 +1216,41 @@ class _Tables:
             for cell in range(100):
                 self.cover_lo[g, cell], self.cover_hi[g, cell] = split(cover[cell])
 
-    def _remaining(self, variant, trays) -> None:
-        """For tray ``t`` with unplaced slots ``left``: the pieces still to come (that tray's
-        unplaced ones and every later tray's), as their count, prefix sums of their sizes
-        largest first, and their zone caps largest first; the bound's lookups."""
+    def _remaining(self, variant, trays, limit) -> None:
+        """For tray ``t`` with unplaced slots ``left``: the pieces a line can still place (that
+        tray's unplaced ones and the later trays' up to the placement limit), as their count,
+        prefix sums of their sizes largest first, and their zone caps largest first; and how
+        many trays can still end within the limit. The bound's lookups."""
         n_trays = max(len(trays), 1)
         masks = 1 << max((len(t) for t in trays), default=0)
         total = sum(len(t) for t in trays)
         self.rem_n = np.zeros((n_trays, masks), np.int64)
         self.rem_cells = np.zeros((n_trays, masks, total + 1), np.int64)
         self.rem_caps = np.zeros((n_trays, masks, total + 1), np.int64)
+        self.rem_ends = np.zeros((n_trays, masks), np.int64)
+        self.reach = {}  # (t, left) -> the pieces a line can still place (bounds.reachable_pieces)
+        before = 0  # the placements made before tray t
         for t, tray in enumerate(trays):
-            later = [p for u in trays[t + 1:] for p in u]
             for left in range(1 << len(tray)):
-                pieces = [p for j, p in enumerate(tray) if left >> j & 1] + later
+                placed = before + len(tray) - left.bit_count()
+                unplaced = [p for j, p in enumerate(tray) if left >> j & 1]
+                pieces, ends = reachable_pieces(unplaced, trays[t + 1:], limit - placed)
+                self.reach[t, left] = (pieces, min(len(pieces), limit - placed))
                 sizes = sorted((get_piece(p).size for p in pieces), reverse=True)
                 caps = sorted((zones_per_piece(variant, p) for p in pieces), reverse=True)
                 self.rem_n[t, left] = len(pieces)
                 self.rem_cells[t, left, 1:len(sizes) + 1] = np.cumsum(sizes, dtype=np.int64)
                 self.rem_caps[t, left, :len(caps)] = caps
+                self.rem_ends[t, left] = ends
+            before += len(tray)
 
     def _events(self, variant, trays, stones) -> None:
-        """``ev[t - ev_from, left]``: ``bounds.events_bound``'s table for the pieces still to come
-        from tray ``t`` with slots ``left`` unplaced, on one grid for the whole level (as many
-        completions and emptied cells as any state can reach). Built from the last tray back,
-        for as many trays as fit in ``_EVENT_ENTRIES`` (a long level's first trays then use the
-        count bound alone); ``ev_from`` is past the last tray where the budget does not apply."""
+        """``ev[t - ev_from, left]``: ``bounds.events_bound``'s table for the pieces a line can
+        still place from tray ``t`` with slots ``left`` unplaced (the largest caps, as many as
+        placements are left), on one grid for the whole level (as many completions and emptied
+        cells as any state can reach). Built for the last trays, as many as fit in
+        ``_EVENT_ENTRIES`` (a long level's first trays then use the count bound alone);
+        ``ev_from`` is past the last tray where the budget does not apply."""
         costs = event_costs(variant, stones.bit_count())
         self.ev_from = len(trays)
         self.ev = np.zeros((1, 1, 1, 1), np.int32)
@@ -1247,16 +1267,17 @@ class _Tables:
             return
         self.ev_from = len(trays) - keep
         self.ev = np.zeros((keep, masks, c_max + 1, e_max + 1), np.int32)
-        suffix = np.zeros((c_max + 1, e_max + 1), np.int64)
-        for t in range(len(trays) - 1, self.ev_from - 1, -1):
-            tray = trays[t]
-            for left in range(1 << len(tray)):
-                table = suffix
-                for j, p in enumerate(tray):
-                    if left >> j & 1:
-                        table = add_events(table, zones_per_piece(variant, p), costs)
-                self.ev[t - self.ev_from, left] = table
-            suffix = self.ev[t - self.ev_from, (1 << len(tray)) - 1].astype(np.int64)
+        tables: dict[tuple[int, ...], np.ndarray] = {}
+        for t in range(self.ev_from, len(trays)):
+            for left in range(1 << len(trays[t])):
+                pieces, count = self.reach[t, left]
+                caps = tuple(sorted((zones_per_piece(variant, p) for p in pieces), reverse=True)[:max(count, 0)])
+                if caps not in tables:
+                    table = np.zeros((c_max + 1, e_max + 1), np.int64)
+                    for cap in caps:
+                        table = add_events(table, cap, costs)
+                    tables[caps] = table
+                self.ev[t - self.ev_from, left] = tables[caps]
 
 
 def _turns(piece_id: str) -> list[tuple[str, int]]:
@@ -1332,7 +1353,8 @@ class CompiledSearch:
                 np.uint64(f_lo), np.uint64(f_hi), np.uint64(p_lo), np.uint64(p_hi), np.uint64(s_lo), np.uint64(s_hi),
                 self.full_scan, level.limit, self.need_pumpkins, self.need_all,
                 tb.tray_len if level.trays else np.zeros(0, np.int64), tb.tray_piece, tb.tray_group,
-                tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.ev, tb.ev_from, tb.spot_lo, tb.spot_hi,
+                tb.piece_size, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.rem_ends, tb.ev, tb.ev_from, tb.spot_lo,
+                tb.spot_hi,
                 tb.spot_touch, tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
                 tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
                 bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
@@ -1369,7 +1391,7 @@ _warm = False
 
 def warm_up() -> None:
     """Compile the search, or load it from numba's cache, before a caller starts its clock: a
-    cold cache compiles for about 40 s, which a level's time limit must not pay for (the first
+    cold cache compiles for about 20 s, which a level's time limit must not pay for (the first
     ``tenfold solve --time-limit 30`` after an install used to stop after 4,096 nodes)."""
     global _warm
     if _warm:
@@ -1407,7 +1429,7 @@ def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: 
     s_lo, s_hi = split(level.board.stones)
     return int(_bound(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), points, run,
                       int(turn_cleared), int(prev_turn_cleared), tray_index, left_mask, placed, full_scan,
-                      level.limit, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.ev, tb.ev_from, tb.fam_zone,
+                      level.limit, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.rem_ends, tb.ev, tb.ev_from, tb.fam_zone,
                       tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
                       bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus,
                       level.tokens * variant.token_bonus, np.zeros(16, np.int64)))
@@ -1424,11 +1446,11 @@ def pending_alive(level: Level, filled: int, pending: list[int], must: list[bool
     f_lo, f_hi = split(filled)
     s_lo, s_hi = split(level.board.stones)
     n = len(pending)
-    zones = np.array([int(_zones_through(*(np.uint64(w) for w in split(cells)), tb.cell_zones)) for cells in pending]
-                     or [0], np.uint64)
-    musts = np.array([int(m) for m in must] or [0], np.int64)
+    zones = np.array([[int(_zones_through(*(np.uint64(w) for w in split(cells)), tb.cell_zones))
+                       for cells in pending] or [0]], np.uint64)
+    musts = np.array([[int(m) for m in must] or [0]], np.int64)
     rest_cells = int(tb.rem_cells[tray_index, left_mask, count])
-    return bool(_pending_alive(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), zones, musts, n,
+    return bool(_pending_alive(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), zones, musts, 0, n,
                                strict, count, rest_cells, tray_index, left_mask, tb.tray_len, tb.tray_piece,
                                tb.zone_lo.shape[0], tb.zone_lo, tb.zone_hi, tb.zone_region, tb.piece_size,
                                tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,

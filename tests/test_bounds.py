@@ -17,7 +17,7 @@ import random
 import pytest
 
 from solver.board import Board
-from solver.bounds import (clear_points_bound, completions_bound, event_costs, events_bound,
+from solver.bounds import (clear_points_bound, completions_bound, event_costs, events_bound, reachable_pieces,
                            zones_per_piece)
 from solver.deals import RandomDeals
 from solver.engine import Game, settle
@@ -97,8 +97,29 @@ def test_clears_empty_at_least_the_event_cost_and_stay_within_the_bounds(name):
                               board.filled.bit_count() + cells)
         assert gained <= budget, f"seed {seed}"
         assert gained <= clear_points_bound(variant, board.filled, board.stones, played, 0)
+        # a placement limit: the played pieces among more that were never placed (the emptied
+        # budget applies with fewer placements than pieces, and any of them may be the ones)
+        unplayed = [deals.next_piece() for _ in range(rng.randint(1, 6))]
+        more = rng.sample(played + unplayed, len(played) + len(unplayed))
+        assert gained <= clear_points_bound(variant, board.filled, board.stones, more, 0, count=len(played))
         checked += 1
     assert checked >= 250 and multi >= 5
+
+
+def test_reachable_pieces_stop_at_the_tray_the_limit_falls_in():
+    trays = [("1x1", "2x2", "3x3"), ("1x2", "1x3", "1x4"), ("X5", "T4-n", "L3-nw")]
+    # 2 placements left in the current tray's 3: that tray alone, and it cannot end
+    assert reachable_pieces(["1x1", "2x2", "3x3"], trays[1:], 2) == (["1x1", "2x2", "3x3"], 0)
+    # 3 left: the current tray ends, the next is out of reach
+    assert reachable_pieces(["1x1", "2x2", "3x3"], trays[1:], 3) == (["1x1", "2x2", "3x3"], 1)
+    # 3 left: any two of the next tray's pieces may follow; that tray cannot end
+    assert reachable_pieces(["3x3"], trays[1:], 3) == (["3x3", "1x2", "1x3", "1x4"], 1)
+    # 4 left: the next tray ends too, and the one after is out of reach
+    assert reachable_pieces(["3x3"], trays[1:], 4) == (["3x3", "1x2", "1x3", "1x4"], 2)
+    assert reachable_pieces(["3x3"], trays[1:], 5) == (["3x3", "1x2", "1x3", "1x4", "X5", "T4-n", "L3-nw"], 2)
+    # no limit to speak of: every tray, every one ending
+    assert reachable_pieces(["3x3"], trays[1:], 99) == (["3x3", "1x2", "1x3", "1x4", "X5", "T4-n", "L3-nw"], 3)
+    assert reachable_pieces([], trays, 0) == ([], 0)
 
 
 @pytest.mark.parametrize("name", LINE_VARIANTS)
