@@ -201,6 +201,7 @@ class ExpertPolicy:
             if value is not None}
         self._plan: dict[tuple, Move] = {}
         self._weights: dict[str, dict[str, float]] = {}
+        self._loading = 0.0  # this decision's first-use loading time (``decide``)
 
     # -- the Policy interface ----------------------------------------------
     def __call__(self, game: Game) -> Move | None:
@@ -237,7 +238,7 @@ class ExpertPolicy:
         from .enumerate_jit import enumerate_tray_jit
 
         start = time.perf_counter()
-        deadline = start + self.time_limit if self.time_limit > 0 else None
+        self._loading = 0.0  # first-use work below (kernels loaded or compiled): not thinking time
         tray = list(game.tray or ())
         if not tray:
             return Decision([], None, 0, 0, 0)
@@ -251,6 +252,7 @@ class ExpertPolicy:
         # process's first decision for the variant, whose first calls also load the compiled kernels
         self._root_cost = time.perf_counter() - start
         if _first_run("root", variant):
+            self._loading += self._root_cost
             began = time.perf_counter()
             self._values(enumerate_tray_jit(variant, board, game.streak, tray), board.stones)
             self._root_cost = time.perf_counter() - began
@@ -262,6 +264,10 @@ class ExpertPolicy:
             if turn is not None:
                 return Decision([turn], None, len(states), 0, 0)
         chosen, value, rounds, n_cand, deep = order[0], values[0], 0, 1, 0
+        # the time limit counts from the start, less the first use's loading (with a cold numba
+        # cache that compiles for seconds: the first hint after an install had no time left to
+        # look ahead)
+        deadline = start + self._loading + self.time_limit if self.time_limit > 0 else None
         if deadline is not None and (not self.danger_only or self._in_danger(states, order[0], board.stones)):
             chosen, value, rounds, n_cand, deep = self._lookahead(game, states, order, values, deadline, chances)
         return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand, deep)
@@ -306,7 +312,9 @@ class ExpertPolicy:
         k = min(self.option("survival", variant), len(order))
         n = min(max(k, self.option("candidates", variant)), len(order))
         if _first_run("survival", variant):  # untimed: it builds the tables, loads the kernel
+            began = time.perf_counter()
             death_chance(variant, states.lo[order[:1]], states.hi[order[:1]], stones)
+            self._loading += time.perf_counter() - began
         began = time.perf_counter()
         chances = death_chance(variant, states.lo[order[:n]], states.hi[order[:n]], stones)
         self._chance_cost = (time.perf_counter() - began) / max(n, 1)  # seconds per board

@@ -444,3 +444,30 @@ def test_lookahead_budget_guess_leaves_out_the_first_kernel_load(monkeypatch):
     assert policy._root_cost < 0.5 and len(calls) == 2
     policy.decide(game)  # later decisions are timed once
     assert len(calls) == 3
+
+
+def test_first_use_loading_is_not_charged_to_the_time_limit(monkeypatch):
+    """A cold numba cache compiles the kernels inside a process's first decision for a variant
+    (seconds): that is not thinking time, so the lookahead still runs within its limit. Here
+    the first enumeration sleeps 0.5 s more than it takes, under a 0.3 s limit; counting it
+    leaves no round."""
+    import solver.enumerate_jit as enumerate_jit
+    import solver.expert as expert
+
+    real = enumerate_jit.enumerate_tray_jit
+    calls = []
+
+    def slow_first(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    variant = find_variant("halloween")
+    game = Game(variant, parse_board(TIGHT_BOARD))
+    game.tray = ["2x2", "L3-nw", "1x3"]
+    ExpertPolicy(time_limit=0.3, seed=1, danger_only=False).decide(game)  # the real kernels, loaded
+    monkeypatch.setattr(expert, "_RAN", set())
+    monkeypatch.setattr(enumerate_jit, "enumerate_tray_jit", slow_first)
+    decision = ExpertPolicy(time_limit=0.3, seed=1, danger_only=False).decide(game)
+    assert len(calls) >= 2 and decision.rounds > 0
