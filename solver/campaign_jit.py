@@ -403,9 +403,14 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, d, n_pend, s
         gb = tray_piece[t_idx, sb]
         fa_lo, fa_hi = _fits(ga, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
         fb_lo, fb_hi = _fits(gb, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
+        every = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n_zones)
+        ca_lo, ca_hi = _completing(ga, fa_lo, fa_hi, e_lo, e_hi, every, zone_lo, zone_hi, piece_size, cover_lo,
+                                   cover_hi)
+        cb_lo, cb_hi = _completing(gb, fb_lo, fb_hi, e_lo, e_hi, every, zone_lo, zone_hi, piece_size, cover_lo,
+                                   cover_hi)
         for j in range(n_pend):
             if (pend_must[d, j] == 1 or strict) and not _usable_by_two(
-                    ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, f_lo, f_hi, st_lo, st_hi,
+                    ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, ca_lo, ca_hi, cb_lo, cb_hi, f_lo, f_hi, st_lo, st_hi,
                     pend_zones[d, j], n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
                     anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
                 return False
@@ -413,13 +418,13 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, d, n_pend, s
 
 
 @_borrowing
-def _usable_by_two(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, f_lo, f_hi, st_lo, st_hi, x_zones, n_zones, zone_lo,
-                   zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi,
-                   spot_of, spot_lo, spot_hi, spot_touch):
-    """Whether the pieces ``ga`` and ``gb`` (fitting at the anchors fa, fb), placed next in
-    either order on the board f, can complete one of the zones ``x_zones`` (a necessary
-    condition: where the first clears nothing, the second may take any spot that fits before it
-    and misses its cells)."""
+def _usable_by_two(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, ca_lo, ca_hi, cb_lo, cb_hi, f_lo, f_hi, st_lo, st_hi,
+                   x_zones, n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi,
+                   cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
+    """Whether the pieces ``ga`` and ``gb`` (fitting at the anchors fa, fb, of which ca, cb
+    complete some zone), placed next in either order on the board f, can complete one of the
+    zones ``x_zones`` (a necessary condition: where the first clears nothing, the second may
+    take any spot that fits before it and misses its cells)."""
     all_hi = np.uint64((1 << 36) - 1)
     e_lo = ~(f_lo | st_lo)
     e_hi = ~(f_hi | st_hi) & all_hi
@@ -432,24 +437,26 @@ def _usable_by_two(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, f_lo, f_hi, st_lo, st_hi,
                              cover_hi)
     if c_lo != 0 or c_hi != 0:
         return True
-    return _first_then_second(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi, x_zones,
-                              n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo,
-                              anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch) or \
-        _first_then_second(gb, ga, fb_lo, fb_hi, fa_lo, fa_hi, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi, x_zones,
-                           n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo,
-                           anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch)
+    # (filling a zone together without a clear is the same test in either order: once)
+    return _first_then_second(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, ca_lo, ca_hi, True, f_lo, f_hi, st_lo, st_hi,
+                              e_lo, e_hi, x_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
+                              anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch) or \
+        _first_then_second(gb, ga, fb_lo, fb_hi, fa_lo, fa_hi, cb_lo, cb_hi, False, f_lo, f_hi, st_lo, st_hi,
+                           e_lo, e_hi, x_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
+                           anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch)
 
 
 @_borrowing
-def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi, x_zones, n_zones,
-                       zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo,
-                       cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
+def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, c_lo, c_hi, joint, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi,
+                       x_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi,
+                       cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
     """``_usable_by_two`` for the order piece a then piece b (fitting at the anchors a, b on the
-    empty cells e), past the case where one alone completes a zone of ``x_zones`` next."""
+    empty cells e; a completing some zone at the anchors c), past the case where one alone
+    completes a zone of ``x_zones`` next. ``joint``: also try the two filling one together."""
     all_hi = np.uint64((1 << 36) - 1)
     # a fills part of such a zone, b the rest (b fitting now: nothing is cleared between)
     size = piece_size[a_g] + piece_size[b_g]
-    zs = x_zones if (b_lo != 0 or b_hi != 0) else np.uint64(0)
+    zs = x_zones if joint and (b_lo != 0 or b_hi != 0) else np.uint64(0)
     while zs != 0:
         z, zs = _pop_zone(zs)
         m_lo = zone_lo[z] & e_lo
@@ -488,10 +495,8 @@ def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, f_lo, f_hi, st_lo, st_h
                 bb_hi &= ~cover_hi[b_g, cell]
             if bb_lo != 0 or bb_hi != 0:
                 return True
-    # a clears other zones, then b completes one of these
-    every = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n_zones)
-    c_lo, c_hi = _completing(a_g, a_lo, a_hi, e_lo, e_hi, every & ~x_zones, zone_lo, zone_hi, piece_size,
-                             cover_lo, cover_hi)
+    # a clears other zones, then b completes one of these (none of a's clearing anchors completes
+    # one of these: the caller has found that a alone cannot)
     while c_lo != 0 or c_hi != 0:
         a, c_lo, c_hi = _low_bit(c_lo, c_hi)
         k = spot_of[a_g, a]
