@@ -466,6 +466,82 @@ def test_pending_test_never_drops_a_usable_placement(chunk):
     assert dropped > cases // 5
 
 
+def pumpkin_case(seed: int):
+    """A dense board with nearly complete zones, one to four pumpkins (most on such zones), a
+    tray of three, a slot to place plainly and the slots still to place (two or three)."""
+    rng = random.Random(f"partners-{seed}")
+    name = VARIANTS[seed % 3]
+    variant = find_variant(name)
+    density = rng.uniform(0.7, 0.92)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    dress(rng, variant, grid, zones=(3, 9), stones=(0, 1, 2, 4), pumpkins=(0,))
+    board = parse_level({"format": "tenfold.level/1", "id": "b", "variant": name, "mode": MODES[name],
+                         "board": ["".join(r) for r in grid], "trays": [["1x1"]], "goals": [{"score": 1}],
+                         "tokens": 0}).board
+    filled, stones = board.filled, board.stones
+    for zone in variant.zones:  # open every complete zone
+        if (filled | stones) & zone == zone and zone & filled:
+            filled &= ~(1 << rng.choice([c for c in range(100) if (filled & zone) >> c & 1]))
+    near = [c for z in variant.zones if (z & ~(filled | stones)).bit_count() <= 4 for c in range(100)
+            if (filled & z) >> c & 1]
+    cells = [c for c in range(100) if filled >> c & 1]
+    pumpkins = 0
+    for _ in range(rng.choice((1, 1, 2, 2, 3, 4))):
+        pumpkins |= 1 << rng.choice(near if near and rng.random() < 0.8 else cells)
+    tray = sorted(RandomDeals(variant, 7000 + seed).next_piece() for _ in range(3))
+    level = parse_level({"format": "tenfold.level/1", "id": f"k{seed}", "variant": name, "mode": MODES[name],
+                         "board": ["." * 10] * 10, "trays": [tray], "goals": [{"score": 1}], "tokens": 0})
+    level.board = Board(filled, stones, pumpkins)
+    slot = rng.randrange(3)
+    left = 7 if rng.random() < 0.5 else (1 << slot) | (1 << rng.choice([j for j in range(3) if j != slot]))
+    return level, slot, left
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_pumpkin_filter_never_drops_a_partnered_placement(chunk):
+    """In the tray where lines end, with one placement left after a plain one, the search keeps
+    only the plain spots after which a piece left might clear every pumpkin
+    (``_pumpkin_partners``). Held to a brute force: after each dropped spot, no placement of a
+    piece left clears them all. It must drop often, and keep some spots that do have a partner,
+    or this would test nothing."""
+    from solver.campaign_jit import pumpkin_partners
+
+    cases = dropped = partnered = 0
+    for seed in range(chunk, 2000, 2):
+        level, slot, left = pumpkin_case(seed)
+        variant, board = level.variant, level.board
+        piece = level.trays[0][slot]
+        others = {p for j, p in enumerate(level.trays[0]) if left >> j & 1 and j != slot}
+        plain, kept = pumpkin_partners(level, board.filled, board.pumpkins, slot, left)
+        assert kept & ~plain == 0, f"seed {seed}: kept a spot that is not plain"
+        occupied = board.filled | board.stones
+        for spot in placements(piece):
+            anchor = spot.row * 10 + spot.col
+            if not plain >> anchor & 1:
+                continue
+            assert not spot.mask & occupied and settle(variant, board.filled, board.stones, spot.mask)[0] == \
+                board.filled | spot.mask, f"seed {seed}: a plain anchor that is not a plain spot"
+            after = board.filled | spot.mask
+            partner = False
+            for other in others:
+                for t in placements(other):
+                    if t.mask & (after | board.stones):
+                        continue
+                    rest, _, _ = settle(variant, after, board.stones, t.mask)
+                    if board.pumpkins & rest == 0:
+                        partner = True
+                        break
+                if partner:
+                    break
+            if kept >> anchor & 1:
+                partnered += partner
+            else:
+                assert not partner, f"seed {seed}: dropped {piece} at {anchor}, which a partner clears after"
+                dropped += 1
+            cases += 1
+    assert cases > 800 and dropped > cases // 2 and partnered > 100
+
+
 def open_level():
     """An empty board and two trays of big pieces: far more nodes than a test waits for."""
     return parse_level({
