@@ -12,7 +12,7 @@ Times to decide solvability (a line meeting every goal, the score goal at 70%
 of the construction's score) and to prove the best score, one core.
 
     .venv/bin/python bench/campaign.py [--levels 10] [--seed 2026] [--time-limit 60]
-        [--only halloween|generated|sultan]
+        [--only halloween|generated|sultan] [--trays 5]
 """
 
 from __future__ import annotations
@@ -94,6 +94,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--only", choices=("halloween", "generated", "sultan"), default=None)
+    parser.add_argument("--trays", default=None,
+                        help="comma-separated tray counts to run (default: 3,5,8 Halloween, 1,2,3 Sultan)")
     args = parser.parse_args()
     print(f"campaign benchmark  seed={args.seed}  levels per size={args.levels}  "
           f"time limit={args.time_limit:g}s  machine: {machine()}")
@@ -102,7 +104,7 @@ def main() -> None:
     sizes += [("generated", t, make_generated_level) for t in (3, 5, 8)]
     sizes += [("sultan", t, make_sultan_level) for t in (1, 2, 3)]
     for kind, trays, make in sizes:
-        if args.only not in (None, kind):
+        if args.only not in (None, kind) or (args.trays and str(trays) not in args.trays.split(",")):
             continue
         rng = random.Random(f"{args.seed}-{trays}" if kind == "halloween" else f"{args.seed}-{kind}-{trays}")
         levels: list[Level] = []

@@ -297,6 +297,33 @@ def _completing(g, l_lo, l_hi, e_lo, e_hi, zones, zone_lo, zone_hi, piece_size, 
     return u_lo, u_hi
 
 
+@_borrowing
+def _covering_any(g, r_lo, r_hi, cover_lo, cover_hi):
+    """The anchors of piece ``g`` whose spot covers some cell of r (fitting or not)."""
+    u_lo = np.uint64(0)
+    u_hi = np.uint64(0)
+    while r_lo != 0 or r_hi != 0:
+        cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
+        u_lo |= cover_lo[g, cell]
+        u_hi |= cover_hi[g, cell]
+    return u_lo, u_hi
+
+
+@_borrowing
+def _covering_apart(g, ok_lo, ok_hi, r_lo, r_hi, s_lo, s_hi, cover_lo, cover_hi):
+    """Of the anchors (ok_lo, ok_hi) of piece ``g``, those whose spot covers every cell of r
+    and none of s."""
+    while (r_lo != 0 or r_hi != 0) and (ok_lo != 0 or ok_hi != 0):
+        cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
+        ok_lo &= cover_lo[g, cell]
+        ok_hi &= cover_hi[g, cell]
+    while (s_lo != 0 or s_hi != 0) and (ok_lo != 0 or ok_hi != 0):
+        cell, s_lo, s_hi = _low_bit(s_lo, s_hi)
+        ok_lo &= ~cover_lo[g, cell]
+        ok_hi &= ~cover_hi[g, cell]
+    return ok_lo, ok_hi
+
+
 _PARTNER_CHOICES = 64  # past this many ways to pick a zone per pumpkin, _pumpkin_partners keeps all
 
 
@@ -347,14 +374,7 @@ def _pumpkin_partners(a_g, p_lo, p_hi, e_lo, e_hi, pk_lo, pk_hi, rest, t_idx, tr
                 u_hi |= zone_hi[z] & e_hi
             if _pop64(u_lo) + _pop64(u_hi) > most:
                 continue
-            t_lo = np.uint64(0)  # the spots of b covering one of them
-            t_hi = np.uint64(0)
-            r_lo = u_lo
-            r_hi = u_hi
-            while r_lo != 0 or r_hi != 0:
-                cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
-                t_lo |= cover_lo[b_g, cell]
-                t_hi |= cover_hi[b_g, cell]
+            t_lo, t_hi = _covering_any(b_g, u_lo, u_hi, cover_lo, cover_hi)  # b's spots covering one
             t_lo &= fb_lo
             t_hi &= fb_hi
             while (t_lo != 0 or t_hi != 0) and ((p_lo & ~keep_lo) != 0 or (p_hi & ~keep_hi) != 0):
@@ -362,20 +382,9 @@ def _pumpkin_partners(a_g, p_lo, p_hi, e_lo, e_hi, pk_lo, pk_hi, rest, t_idx, tr
                 k = spot_of[b_g, t]
                 s_lo = spot_lo[b_g, k]
                 s_hi = spot_hi[b_g, k]
-                ok_lo = p_lo & ~keep_lo
-                ok_hi = p_hi & ~keep_hi
-                r_lo = u_lo & ~s_lo  # what a must cover
-                r_hi = u_hi & ~s_hi
-                while (r_lo != 0 or r_hi != 0) and (ok_lo != 0 or ok_hi != 0):
-                    cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
-                    ok_lo &= cover_lo[a_g, cell]
-                    ok_hi &= cover_hi[a_g, cell]
-                v_lo = s_lo
-                v_hi = s_hi
-                while (v_lo != 0 or v_hi != 0) and (ok_lo != 0 or ok_hi != 0):  # apart from t's cells
-                    cell, v_lo, v_hi = _low_bit(v_lo, v_hi)
-                    ok_lo &= ~cover_lo[a_g, cell]
-                    ok_hi &= ~cover_hi[a_g, cell]
+                # a covers the rest, apart from t's cells
+                ok_lo, ok_hi = _covering_apart(a_g, p_lo & ~keep_lo, p_hi & ~keep_hi, u_lo & ~s_lo, u_hi & ~s_hi,
+                                               s_lo, s_hi, cover_lo, cover_hi)
                 keep_lo |= ok_lo
                 keep_hi |= ok_hi
     return keep_lo, keep_hi
@@ -554,14 +563,7 @@ def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, c_lo, c_hi, joint, f_lo
         n = _pop64(m_lo) + _pop64(m_hi)
         if n < 2 or n > size:
             continue
-        cand_lo = np.uint64(0)
-        cand_hi = np.uint64(0)
-        t_lo = m_lo
-        t_hi = m_hi
-        while t_lo != 0 or t_hi != 0:
-            cell, t_lo, t_hi = _low_bit(t_lo, t_hi)
-            cand_lo |= cover_lo[a_g, cell]
-            cand_hi |= cover_hi[a_g, cell]
+        cand_lo, cand_hi = _covering_any(a_g, m_lo, m_hi, cover_lo, cover_hi)
         cand_lo &= a_lo
         cand_hi &= a_hi
         while cand_lo != 0 or cand_hi != 0:
@@ -569,20 +571,9 @@ def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, c_lo, c_hi, joint, f_lo
             k = spot_of[a_g, a]
             s_lo = spot_lo[a_g, k]
             s_hi = spot_hi[a_g, k]
-            bb_lo = b_lo
-            bb_hi = b_hi
-            r_lo = m_lo & ~s_lo
-            r_hi = m_hi & ~s_hi
-            while (r_lo != 0 or r_hi != 0) and (bb_lo != 0 or bb_hi != 0):
-                cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
-                bb_lo &= cover_lo[b_g, cell]
-                bb_hi &= cover_hi[b_g, cell]
-            u_lo = s_lo
-            u_hi = s_hi
-            while (u_lo != 0 or u_hi != 0) and (bb_lo != 0 or bb_hi != 0):  # apart from a's cells
-                cell, u_lo, u_hi = _low_bit(u_lo, u_hi)
-                bb_lo &= ~cover_lo[b_g, cell]
-                bb_hi &= ~cover_hi[b_g, cell]
+            # b covers the rest, apart from a's cells
+            bb_lo, bb_hi = _covering_apart(b_g, b_lo, b_hi, m_lo & ~s_lo, m_hi & ~s_hi, s_lo, s_hi, cover_lo,
+                                           cover_hi)
             if bb_lo != 0 or bb_hi != 0:
                 return True
     # a clears other zones, then b completes one of these (none of a's clearing anchors completes

@@ -402,12 +402,8 @@ def usable_by_brute_force(variant, filled, stones, pending, must, strict, pieces
     return search(filled, list(pieces), [cells for cells, m in zip(pending, must) if m or strict], count)
 
 
-def pending_case(seed: int):
-    """A dense board with several nearly complete zones and none complete, one to three plain
-    placements lying on it (pending), a tray of three, the slots still to place and how many
-    placements are left."""
-    rng = random.Random(f"pending-{seed}")
-    name = VARIANTS[seed % 3]
+def dense_open_board(rng: random.Random, name: str) -> tuple[int, int]:
+    """(filled, stones) of a dense board with several nearly complete zones and none complete."""
     variant = find_variant(name)
     density = rng.uniform(0.7, 0.92)
     grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
@@ -419,6 +415,17 @@ def pending_case(seed: int):
     for zone in variant.zones:  # open every complete zone
         if (filled | stones) & zone == zone and zone & filled:
             filled &= ~(1 << rng.choice([c for c in range(100) if (filled & zone) >> c & 1]))
+    return filled, stones
+
+
+def pending_case(seed: int):
+    """A dense board with several nearly complete zones and none complete, one to three plain
+    placements lying on it (pending), a tray of three, the slots still to place and how many
+    placements are left."""
+    rng = random.Random(f"pending-{seed}")
+    name = VARIANTS[seed % 3]
+    variant = find_variant(name)
+    filled, stones = dense_open_board(rng, name)
     deals = RandomDeals(variant, 9000 + seed)
     tray = sorted(deals.next_piece() for _ in range(3))
     pending = []
@@ -472,16 +479,7 @@ def pumpkin_case(seed: int):
     rng = random.Random(f"partners-{seed}")
     name = VARIANTS[seed % 3]
     variant = find_variant(name)
-    density = rng.uniform(0.7, 0.92)
-    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
-    dress(rng, variant, grid, zones=(3, 9), stones=(0, 1, 2, 4), pumpkins=(0,))
-    board = parse_level({"format": "tenfold.level/1", "id": "b", "variant": name, "mode": MODES[name],
-                         "board": ["".join(r) for r in grid], "trays": [["1x1"]], "goals": [{"score": 1}],
-                         "tokens": 0}).board
-    filled, stones = board.filled, board.stones
-    for zone in variant.zones:  # open every complete zone
-        if (filled | stones) & zone == zone and zone & filled:
-            filled &= ~(1 << rng.choice([c for c in range(100) if (filled & zone) >> c & 1]))
+    filled, stones = dense_open_board(rng, name)
     near = [c for z in variant.zones if (z & ~(filled | stones)).bit_count() <= 4 for c in range(100)
             if (filled & z) >> c & 1]
     cells = [c for c in range(100) if filled >> c & 1]
