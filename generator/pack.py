@@ -31,7 +31,8 @@ from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
 # partial results are then not resumed): 2 = the campaign search's final-tray rule changed
 # the proofs' node counts, and with them which candidates the grading keeps; 3 = that rule
 # also drops lines that can no longer clear every pumpkin (node counts again); 4 = with one
-# placement left, it must clear every pumpkin and use every pending placement at once.
+# placement left, it must clear every pumpkin and use every pending placement at once; 5 = the
+# bound counts only the pieces placeable before the limit (a few nodes fewer).
 GENERATOR_VERSION = "5"
 MAX_CANDIDATES_PER_LEVEL = 400
 

@@ -21,6 +21,7 @@ budget: a small knapsack, solved exactly by a table over the two budgets.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -81,7 +82,7 @@ def completions_bound(variant: Variant, filled: Bitboard, stones: Bitboard, cell
     return count
 
 
-def reachable_pieces(unplaced: list[str] | tuple[str, ...], later_trays: list[tuple[str, ...]] | list[list[str]],
+def reachable_pieces(unplaced: Sequence[str], later_trays: Sequence[Sequence[str]],
                      placements_left: int) -> tuple[list[str], int]:
     """The pieces a line can still place within ``placements_left`` placements: the current
     tray's ``unplaced`` ones, then each later tray whole until the limit falls in it (any of the

@@ -337,6 +337,8 @@ def _pumpkin_partners(a_g, p_lo, p_hi, e_lo, e_hi, pk_lo, pk_hi, rest, t_idx, tr
     some choice of one zone per pumpkin the two spots cover all those zones' empty cells: a spot
     t of that piece covers some of them, a the rest, apart from t (a covering them all would
     clear). Every anchor is kept when there are more than ``_PARTNER_CHOICES`` choices."""
+    if pk_lo == 0 and pk_hi == 0:
+        return p_lo, p_hi
     ways = 1
     q_lo = pk_lo
     q_hi = pk_hi
@@ -345,8 +347,6 @@ def _pumpkin_partners(a_g, p_lo, p_hi, e_lo, e_hi, pk_lo, pk_hi, rest, t_idx, tr
         ways *= _pop64(cell_zones[cell])
         if ways > _PARTNER_CHOICES:
             return p_lo, p_hi
-    if pk_lo == 0 and pk_hi == 0:
-        return p_lo, p_hi
     keep_lo = np.uint64(0)
     keep_hi = np.uint64(0)
     for j in range(tray_len[t_idx]):
@@ -453,9 +453,10 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, d, n_pend, s
                    piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo,
                    spot_hi, spot_touch):
     """Whether a later clear can still use every pending placement that must be used (all of
-    them when ``strict``; row ``d`` of ``pend_zones`` and ``pend_must``): ``cnt`` placements left, of the unplaced slots ``rest`` of tray
-    ``t_idx``, ``rest_cells`` cells at most. Exact for one placement left, a necessary condition
-    per pending placement for two (``_usable_by_two``), a zone count beyond."""
+    them when ``strict``; row ``d`` of ``pend_zones`` and ``pend_must``): ``cnt`` placements
+    left, of the unplaced slots ``rest`` of tray ``t_idx``, ``rest_cells`` cells at most. Exact
+    for one placement left, a necessary condition per pending placement for two
+    (``_usable_by_two``), a zone count beyond."""
     all_hi = np.uint64((1 << 36) - 1)
     e_lo = ~(f_lo | st_lo)
     e_hi = ~(f_hi | st_hi) & all_hi
@@ -510,7 +511,7 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, d, n_pend, s
         for j in range(n_pend):
             if (pend_must[d, j] == 1 or strict) and not _usable_by_two(
                     ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, ca_lo, ca_hi, cb_lo, cb_hi, f_lo, f_hi, st_lo, st_hi,
-                    pend_zones[d, j], n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
+                    pend_zones[d, j], zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
                     anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
                 return False
     return True
@@ -518,7 +519,7 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, d, n_pend, s
 
 @_borrowing
 def _usable_by_two(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, ca_lo, ca_hi, cb_lo, cb_hi, f_lo, f_hi, st_lo, st_hi,
-                   x_zones, n_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi,
+                   x_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi,
                    cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
     """Whether the pieces ``ga`` and ``gb`` (fitting at the anchors fa, fb, of which ca, cb
     complete some zone), placed next in either order on the board f, can complete one of the
@@ -536,26 +537,29 @@ def _usable_by_two(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, ca_lo, ca_hi, cb_lo, cb_h
                              cover_hi)
     if c_lo != 0 or c_hi != 0:
         return True
-    # (filling a zone together without a clear is the same test in either order: once)
-    return _first_then_second(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, ca_lo, ca_hi, True, f_lo, f_hi, st_lo, st_hi,
-                              e_lo, e_hi, x_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
-                              anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch) or \
-        _first_then_second(gb, ga, fb_lo, fb_hi, fa_lo, fa_hi, cb_lo, cb_hi, False, f_lo, f_hi, st_lo, st_hi,
-                           e_lo, e_hi, x_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
-                           anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch)
+    # both fill one together; or one clears (at an anchor that completes none of these: neither
+    # alone can), then the other completes one
+    return _filled_together(ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, e_lo, e_hi, x_zones, zone_lo, zone_hi, piece_size,
+                            cover_lo, cover_hi, spot_of, spot_lo, spot_hi) or \
+        _after_a_clear(ga, gb, ca_lo, ca_hi, f_lo, f_hi, st_lo, st_hi, x_zones, zone_lo, zone_hi, zone_region,
+                       piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo,
+                       spot_hi, spot_touch) or \
+        _after_a_clear(gb, ga, cb_lo, cb_hi, f_lo, f_hi, st_lo, st_hi, x_zones, zone_lo, zone_hi, zone_region,
+                       piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo,
+                       spot_hi, spot_touch)
 
 
 @_borrowing
-def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, c_lo, c_hi, joint, f_lo, f_hi, st_lo, st_hi, e_lo, e_hi,
-                       x_zones, zone_lo, zone_hi, zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi,
-                       cover_lo, cover_hi, spot_of, spot_lo, spot_hi, spot_touch):
-    """``_usable_by_two`` for the order piece a then piece b (fitting at the anchors a, b on the
-    empty cells e; a completing some zone at the anchors c), past the case where one alone
-    completes a zone of ``x_zones`` next. ``joint``: also try the two filling one together."""
-    all_hi = np.uint64((1 << 36) - 1)
-    # a fills part of such a zone, b the rest (b fitting now: nothing is cleared between)
+def _filled_together(a_g, b_g, a_lo, a_hi, b_lo, b_hi, e_lo, e_hi, x_zones, zone_lo, zone_hi, piece_size,
+                     cover_lo, cover_hi, spot_of, spot_lo, spot_hi):
+    """Whether pieces a and b (fitting at the anchors a, b on the empty cells e), neither
+    clearing, can together fill every empty cell of one of the zones ``x_zones``: a spot of a
+    covering some of them, one of b the rest, apart from a's cells (the same test in either
+    order)."""
+    if (a_lo == 0 and a_hi == 0) or (b_lo == 0 and b_hi == 0):
+        return False
     size = piece_size[a_g] + piece_size[b_g]
-    zs = x_zones if joint and (b_lo != 0 or b_hi != 0) else np.uint64(0)
+    zs = x_zones
     while zs != 0:
         z, zs = _pop_zone(zs)
         m_lo = zone_lo[z] & e_lo
@@ -571,13 +575,20 @@ def _first_then_second(a_g, b_g, a_lo, a_hi, b_lo, b_hi, c_lo, c_hi, joint, f_lo
             k = spot_of[a_g, a]
             s_lo = spot_lo[a_g, k]
             s_hi = spot_hi[a_g, k]
-            # b covers the rest, apart from a's cells
             bb_lo, bb_hi = _covering_apart(b_g, b_lo, b_hi, m_lo & ~s_lo, m_hi & ~s_hi, s_lo, s_hi, cover_lo,
                                            cover_hi)
             if bb_lo != 0 or bb_hi != 0:
                 return True
-    # a clears other zones, then b completes one of these (none of a's clearing anchors completes
-    # one of these: the caller has found that a alone cannot)
+    return False
+
+
+@_borrowing
+def _after_a_clear(a_g, b_g, c_lo, c_hi, f_lo, f_hi, st_lo, st_hi, x_zones, zone_lo, zone_hi, zone_region,
+                   piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi,
+                   spot_touch):
+    """Whether piece a, clearing at one of its anchors c on the board f, lets piece b complete
+    one of the zones ``x_zones`` next (b may take the cells the clear empties)."""
+    all_hi = np.uint64((1 << 36) - 1)
     while c_lo != 0 or c_hi != 0:
         a, c_lo, c_hi = _low_bit(c_lo, c_hi)
         k = spot_of[a_g, a]
@@ -1025,16 +1036,16 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                         p_hi = np.uint64(0)
                     else:
                         p_hi &= ~p_hi + np.uint64(1)
-                elif (ends_here and need_pumpkins and (P_lo[depth] != 0 or P_hi[depth] != 0)
-                      and (p_lo != 0 or p_hi != 0) and left & ~(1 << i) != 0
-                      and min(rem_n[t_idx, left & ~(1 << i)], limit - placed - 1) == 1):
-                    # after a plain placement here the one left must clear every pumpkin (as the
-                    # child's pending test would find, one child at a time)
-                    p_lo, p_hi = _pumpkin_partners(tray_piece[t_idx, i], p_lo, p_hi, e_lo, e_hi, P_lo[depth],
-                                                   P_hi[depth], left & ~(1 << i), t_idx, tray_len, tray_piece,
-                                                   piece_size, zone_lo, zone_hi, cell_zones, offs, offs_n,
-                                                   anchor_lo, anchor_hi, cover_lo, cover_hi, spot_of, spot_lo,
-                                                   spot_hi)
+                elif ends_here and need_pumpkins and (P_lo[depth] != 0 or P_hi[depth] != 0) and (
+                        p_lo != 0 or p_hi != 0):
+                    others = left & ~(1 << i)
+                    if others != 0 and min(rem_n[t_idx, others], limit - placed - 1) == 1:
+                        # after a plain placement here the one left must clear every pumpkin (as
+                        # the child's pending test would find, one child at a time)
+                        p_lo, p_hi = _pumpkin_partners(tray_piece[t_idx, i], p_lo, p_hi, e_lo, e_hi, P_lo[depth],
+                                                       P_hi[depth], others, t_idx, tray_len, tray_piece, piece_size,
+                                                       zone_lo, zone_hi, cell_zones, offs, offs_n, anchor_lo,
+                                                       anchor_hi, cover_lo, cover_hi, spot_of, spot_lo, spot_hi)
                 ClrLo[depth, i] = c_lo
                 ClrHi[depth, i] = c_hi
                 PlnLo[depth, i] = p_lo
@@ -1324,16 +1335,17 @@ class _Tables:
         self.rem_cells = np.zeros((n_trays, masks, total + 1), np.int64)
         self.rem_caps = np.zeros((n_trays, masks, total + 1), np.int64)
         self.rem_ends = np.zeros((n_trays, masks), np.int64)
-        self.reach = {}  # (t, left) -> the pieces a line can still place (bounds.reachable_pieces)
+        # (t, left) -> the caps of the pieces placeable at most, largest first (the events tables)
+        self.placeable_caps: dict[tuple[int, int], tuple[int, ...]] = {}
         before = 0  # the placements made before tray t
         for t, tray in enumerate(trays):
             for left in range(1 << len(tray)):
                 placed = before + len(tray) - left.bit_count()
                 unplaced = [p for j, p in enumerate(tray) if left >> j & 1]
                 pieces, ends = reachable_pieces(unplaced, trays[t + 1:], limit - placed)
-                self.reach[t, left] = (pieces, min(len(pieces), limit - placed))
                 sizes = sorted((get_piece(p).size for p in pieces), reverse=True)
                 caps = sorted((zones_per_piece(variant, p) for p in pieces), reverse=True)
+                self.placeable_caps[t, left] = tuple(caps[:max(0, min(len(pieces), limit - placed))])
                 self.rem_n[t, left] = len(pieces)
                 self.rem_cells[t, left, 1:len(sizes) + 1] = np.cumsum(sizes, dtype=np.int64)
                 self.rem_caps[t, left, :len(caps)] = caps
@@ -1366,8 +1378,7 @@ class _Tables:
         tables: dict[tuple[int, ...], np.ndarray] = {}
         for t in range(self.ev_from, len(trays)):
             for left in range(1 << len(trays[t])):
-                pieces, count = self.reach[t, left]
-                caps = tuple(sorted((zones_per_piece(variant, p) for p in pieces), reverse=True)[:max(count, 0)])
+                caps = self.placeable_caps[t, left]
                 if caps not in tables:
                     table = np.zeros((c_max + 1, e_max + 1), np.int64)
                     for cap in caps:
