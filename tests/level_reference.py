@@ -6,59 +6,156 @@ from RULES.md §3, using ``reference_rules`` for placements and clears.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 import reference_rules as ref
 
 TOKEN_BONUS = {"halloween": 0, "arabic": 100, "sudoku": 200}
+TOKEN_KINDS = {"halloween": (), "arabic": ("rotate", "remove"), "sudoku": ("remove",)}
 DEFAULT_TOKENS = {("arabic", "sultan"): 3, ("arabic", "standard"): 3, ("arabic", "courtyard"): 5}
 
 
 def reference_check(level: dict) -> tuple[bool, str, int]:
-    """(solution wins?, why not, its final score). Trays must hold 3 pieces (a turn each)."""
-    game = ref.RefGame(level["variant"], "/".join(level["board"]))
-    trays = [Counter(t) for t in level["trays"]]
-    if not all(sum(t.values()) == 3 for t in trays):
-        return False, "reference turns assume full trays", 0
-    tokens = level.get("tokens", DEFAULT_TOKENS.get((level["variant"], level["mode"]), 0))
-    placed = 0
+    """(solution wins?, why not, its final score)."""
+    play = _Play(level)
     for i, move in enumerate(level["solution"]):
-        if placed // 3 >= len(trays):
-            return False, f"move {i}: no tray left", 0
-        tray = trays[placed // 3]
-        if "token" in move:
-            if tokens <= 0:
-                return False, f"move {i}: no token left", 0
-            tokens -= 1
-            if move["token"] == "remove":
-                r, c = move["row"], move["col"]
-                if game.grid[r][c] not in "#P":
-                    return False, f"move {i}: remove on {game.grid[r][c]!r}", 0
-                game.grid[r][c] = "."
-            elif move["token"] == "rotate":
-                if tray[move["piece"]] <= 0:
-                    return False, f"move {i}: rotate {move['piece']} not in tray", 0
-                tray[move["piece"]] -= 1
-                tray[ref.rotate_id(move["piece"], move["turns"])] += 1
-            else:
-                return False, f"move {i}: token {move['token']} not checked here", 0
-            continue
-        if tray[move["piece"]] <= 0:
-            return False, f"move {i}: {move['piece']} not in tray {placed // 3}", 0
-        tray[move["piece"]] -= 1
-        try:
-            game.place(move["piece"], move["row"], move["col"])
-        except ValueError as err:
-            return False, f"move {i}: {err}", 0
-        placed += 1
-    score = game.score + tokens * TOKEN_BONUS[level["variant"]]
-    if placed > level.get("limit", 3 * len(trays)):
+        why = play.move(move)
+        if why:
+            return False, f"move {i}: {why}", 0
+    score = play.score
+    if play.placed > play.limit:
         return False, "past the limit", score
     for goal in level["goals"]:
         if "score" in goal and score < goal["score"]:
             return False, f"score {score} < {goal['score']}", score
-        if goal.get("pumpkins") and "P" in game.text:
-            return False, "pumpkins left", score
-        if goal.get("place_all") and placed != 3 * len(level["trays"]):
-            return False, "not every piece placed", score
-    return True, "", score
+    why = play.goals_unmet()
+    return not why, why, score
+
+
+def reference_best(level: dict) -> int | None:
+    """``best.score`` by brute force over every legal move sequence (placements, and the rotate
+    and remove tokens the variant has; levels here have no reserve to redeal from): the highest
+    score at the end of any sequence of at most ``limit`` placements that meets every goal but
+    the score, or None. States are memoised on everything the rest of a line depends on."""
+    memo: dict[tuple, int | None] = {}
+
+    def best_from(play: _Play) -> int | None:
+        """The most points still to come from this state (unspent tokens' bonus included) on a
+        line whose end meets the goals, or None."""
+        key = play.key()
+        if key in memo:
+            return memo[key]
+        best = None if play.goals_unmet() else play.score - play.game.score  # ending here
+        for move in play.moves():
+            child = play.copy()
+            child.move(move)
+            sub = best_from(child)
+            if sub is not None:
+                gained = child.game.score - play.game.score
+                if best is None or gained + sub > best:
+                    best = gained + sub
+        memo[key] = best
+        return best
+
+    return best_from(_Play(level))
+
+
+class _Play:
+    """A level in play on the reference rules: the board, the trays in order, tokens, the
+    placement count. A turn ends when its tray empties (the Arabic flow bonus is judged then)."""
+
+    def __init__(self, level: dict) -> None:
+        self.variant = level["variant"]
+        self.game = ref.RefGame(self.variant, "/".join(level["board"]))
+        self.trays = [Counter(t) for t in level["trays"]]
+        self.total = sum(len(t) for t in level["trays"])
+        self.tray = 0
+        self.tokens = level.get("tokens", DEFAULT_TOKENS.get((self.variant, level["mode"]), 0))
+        self.placed = 0
+        self.limit = level.get("limit", self.total)
+        self.goals = level["goals"]
+
+    def copy(self) -> "_Play":
+        other = copy.copy(self)
+        other.game = copy.copy(self.game)
+        other.game.grid = [row[:] for row in self.game.grid]
+        other.trays = [Counter(t) for t in self.trays]
+        return other
+
+    @property
+    def score(self) -> int:
+        return self.game.score + self.tokens * TOKEN_BONUS[self.variant]
+
+    def key(self) -> tuple:
+        g = self.game
+        return (g.text, self.tray, tuple(sorted(self.trays[self.tray].elements())) if self.tray < len(self.trays)
+                else (), self.tokens, self.placed, g.run, g.turn_cleared, g.prev_turn_cleared)
+
+    def goals_unmet(self) -> str:
+        """Why the goals other than the score do not hold now ("" when they do)."""
+        for goal in self.goals:
+            if goal.get("pumpkins") and "P" in self.game.text:
+                return "pumpkins left"
+            if goal.get("place_all") and self.placed != self.total:
+                return "not every piece placed"
+        return ""
+
+    def moves(self):
+        """Every legal move now, as move dicts."""
+        grid = self.game.grid
+        if self.tray < len(self.trays) and self.placed < self.limit:
+            for piece in sorted(+self.trays[self.tray]):
+                for r, c in ref.fitting_spots(grid, piece):
+                    yield {"piece": piece, "row": r, "col": c}
+        if self.tokens <= 0:
+            return
+        kinds = TOKEN_KINDS[self.variant]
+        if "rotate" in kinds and self.tray < len(self.trays):
+            for piece in sorted(+self.trays[self.tray]):
+                for turns in (1, 2, 3):
+                    yield {"token": "rotate", "piece": piece, "turns": turns}
+        if "remove" in kinds:
+            for r in range(10):
+                for c in range(10):
+                    if grid[r][c] in "#P":
+                        yield {"token": "remove", "row": r, "col": c}
+
+    def move(self, move: dict) -> str:
+        """Play one move; returns why it is illegal ("" when it is legal)."""
+        if "token" in move:
+            if self.tokens <= 0:
+                return "no token left"
+            if move["token"] not in TOKEN_KINDS[self.variant]:
+                return f"token {move['token']} not checked here"
+            self.tokens -= 1
+            if move["token"] == "remove":  # also after the last tray (a pumpkin left, say)
+                r, c = move["row"], move["col"]
+                if self.game.grid[r][c] not in "#P":
+                    return f"remove on {self.game.grid[r][c]!r}"
+                self.game.grid[r][c] = "."
+            else:
+                if self.tray >= len(self.trays):
+                    return "no tray left"
+                tray = self.trays[self.tray]
+                if tray[move["piece"]] <= 0:
+                    return f"rotate {move['piece']} not in tray"
+                tray[move["piece"]] -= 1
+                tray[ref.rotate_id(move["piece"], move["turns"])] += 1
+            return ""
+        if self.tray >= len(self.trays):
+            return "no tray left"
+        tray = self.trays[self.tray]
+        if tray[move["piece"]] <= 0:
+            return f"{move['piece']} not in tray {self.tray}"
+        tray[move["piece"]] -= 1
+        ends_turn = tray.total() == 0
+        self.game.in_turn = 2 if ends_turn else 0  # RefGame judges the turn on its third placement
+        try:
+            self.game.place(move["piece"], move["row"], move["col"])
+        except ValueError as err:
+            return str(err)
+        self.placed += 1
+        if ends_turn:
+            self.tray += 1
+        return ""

@@ -1,0 +1,75 @@
+"""More of ``test_campaign_reference``'s tiny levels than the suite runs: the campaign solvers
+against the brute force on the reference rules, seed by seed.
+
+    .venv/bin/python tests/fuzz_reference.py [--start 400] [--end 4400] [--cpsat] [--cap 5]
+
+Prints each mismatch as it is found, a progress line every 200 seeds, and a summary; levels
+whose brute force takes longer than ``--cap`` seconds are skipped and counted. Exit 1 on any
+mismatch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from level_reference import reference_best  # noqa: E402
+from test_campaign_reference import check, tiny_level  # noqa: E402
+
+from solver.campaign import solve_level  # noqa: E402
+from solver.campaign_cpsat import solve_level_cpsat  # noqa: E402
+from solver.level import parse_level  # noqa: E402
+
+
+class _TooLong(Exception):
+    pass
+
+
+def _alarm(*_args) -> None:
+    raise _TooLong
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--start", type=int, default=400)
+    parser.add_argument("--end", type=int, default=4400)
+    parser.add_argument("--cpsat", action="store_true", help="check CP-SAT as well as the search")
+    parser.add_argument("--cap", type=int, default=5, help="seconds allowed to the brute force")
+    args = parser.parse_args()
+    solvers = [solve_level] + ([solve_level_cpsat] if args.cpsat else [])
+    signal.signal(signal.SIGALRM, _alarm)
+    checked = skipped = bad = 0
+    start = time.perf_counter()
+    for seed in range(args.start, args.end):
+        data = tiny_level(seed)
+        signal.alarm(args.cap)
+        try:
+            expected = reference_best(data)
+        except _TooLong:
+            skipped += 1
+            continue
+        finally:
+            signal.alarm(0)
+        checked += 1
+        for solve in solvers:
+            try:
+                check(data, solve(parse_level(data), time_limit=60), expected)
+            except AssertionError as err:
+                bad += 1
+                print(f"MISMATCH seed {seed} {solve.__name__}: {err}", flush=True)
+        if (seed - args.start) % 200 == 199:
+            print(f"seed {seed}: {checked} checked, {skipped} skipped, {bad} mismatches, "
+                  f"{time.perf_counter() - start:.0f} s", flush=True)
+    print(f"{checked} levels checked ({', '.join(s.__name__ for s in solvers)}), {skipped} skipped "
+          f"(brute force over {args.cap} s), {bad} mismatches, {time.perf_counter() - start:.0f} s")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
