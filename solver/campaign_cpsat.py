@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from . import watch
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .bounds import clear_points_bound, reachable_pieces
 from .campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, CampaignAnswer
@@ -69,7 +70,7 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
     # No LP: its relaxation of the clear points is weak, and without it proofs came sooner
     # on seeded small levels (infeasible pumpkin goals most of all).
     solver.parameters.linearization_level = 0
-    status = solver.solve(model.model)
+    status = watch.solve_cpsat(solver, model.model)
     seconds = time.perf_counter() - start
     nodes = solver.num_branches
 

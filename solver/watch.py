@@ -3,11 +3,16 @@
 The searches call ``tick`` at the clock checks they already make (the compiled campaign search
 every 4,096 nodes, the reference one every 1,024) with the nodes searched so far and the best
 final score known (``None`` before the first); when a watcher returns True the search stops and
-answers as when its time runs out (``proof: bound``, the best line found so far).
+answers as when its time runs out (``proof: bound``, the best line found so far). A CP-SAT
+solve run through ``solve_cpsat`` ticks them every ``CPSAT_TICK`` seconds, with no node count.
 """
 
 from __future__ import annotations
 
+import select
+import signal
+import socket
+import threading
 from typing import Callable, Optional
 
 Watcher = Callable[[int, Optional[int]], Optional[bool]]
@@ -23,6 +28,8 @@ node_base = 0
 # leave stopping it to the watchers while this is non-zero.
 in_compiled = 0
 
+CPSAT_TICK = 0.1  # seconds between a CP-SAT solve's ticks
+
 
 def tick(nodes: int, best: int | None) -> bool:
     """Tell every watcher; True when one asks the search to stop."""
@@ -30,3 +37,47 @@ def tick(nodes: int, best: int | None) -> bool:
     for watch in WATCHERS:
         stop = bool(watch(node_base + nodes, best)) or stop
     return stop
+
+
+def solve_cpsat(solver, model):
+    """``solver.solve(model)`` for a CP-SAT solver, stopped as the searches are: the watchers are
+    ticked every ``CPSAT_TICK`` seconds (without a node count), and when one asks to stop, or on
+    Ctrl-C, the solve stops gracefully with the best so far, as when its time runs out. Python's
+    SIGINT handler then runs as usual, so a command's ``Interrupt`` sees the Ctrl-C (and with no
+    handler of the caller's, a KeyboardInterrupt follows the solve).
+
+    CP-SAT would otherwise catch SIGINT itself and stop as if its time had run out, which no
+    caller could tell apart. Here Python's handler stays; its low-level part writes the signal
+    to a wakeup socket that a helper thread watches. Off the main thread, or with no Python
+    SIGINT handler, CP-SAT keeps its own handling and only the watchers are ticked."""
+    done = threading.Event()
+    reader = writer = None
+    if threading.current_thread() is threading.main_thread() and callable(signal.getsignal(signal.SIGINT)):
+        solver.parameters.catch_sigint_signal = False
+        reader, writer = socket.socketpair()
+        writer.setblocking(False)
+
+    def watch_the_solve() -> None:
+        while not done.is_set():
+            sigint = False
+            if reader is not None:
+                ready = select.select([reader], [], [], CPSAT_TICK)[0]
+                sigint = bool(ready) and signal.SIGINT in reader.recv(64)
+            else:
+                done.wait(CPSAT_TICK)
+            if sigint or tick(0, None):
+                solver.stop_search()  # again at each tick: a stop before the solve began is lost
+
+    previous = signal.set_wakeup_fd(writer.fileno()) if writer is not None else None
+    helper = threading.Thread(target=watch_the_solve, name="cpsat-watch", daemon=True)
+    helper.start()
+    try:
+        return solver.solve(model)
+    finally:
+        if writer is not None:
+            signal.set_wakeup_fd(previous)
+        done.set()
+        helper.join()
+        if writer is not None:
+            reader.close()
+            writer.close()

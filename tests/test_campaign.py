@@ -265,6 +265,48 @@ def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag):
     assert signal.getsignal(signal.SIGINT) is handler
 
 
+def test_cli_solve_cpsat_ctrl_c_stops_the_solve(tmp_path):
+    """CP-SAT catches SIGINT itself unless told not to, and stops as if its time had run out:
+    Ctrl-C must stop it as it stops the search (exit 130, the note, a bound answer), and the
+    SIGINT handler and wakeup fd are put back."""
+    import signal
+
+    from solver import watch
+
+    handler = signal.getsignal(signal.SIGINT)
+    wakeup = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(wakeup)
+    watch.WATCHERS.append(ctrl_c_after(5))  # CP-SAT ticks every CPSAT_TICK: about half a second in
+    try:
+        result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--method", "cpsat",
+                                     "--time-limit", "60", "--json"])
+    finally:
+        watch.WATCHERS.clear()
+    assert result.exit_code == 130, result.output
+    assert "interrupted: the answer is the best found before Ctrl-C" in result.stderr
+    assert json.loads(result.stdout)["proof"] == "bound"
+    assert signal.getsignal(signal.SIGINT) is handler
+    assert signal.set_wakeup_fd(wakeup) == wakeup
+
+
+def test_watchers_stop_a_cpsat_solve():
+    from solver import watch
+
+    calls = []
+
+    def stop_after_five(nodes, best):
+        calls.append(nodes)
+        return len(calls) >= 5
+
+    watch.WATCHERS.append(stop_after_five)
+    try:
+        answer = solve_level_cpsat(parse_level(open_level_data()), time_limit=60)
+    finally:
+        watch.WATCHERS.clear()
+    assert answer.proof == "bound" and not answer.complete
+    assert 5 <= len(calls) and answer.seconds < 30  # stopped by the watcher, not the time limit
+
+
 def test_cli_verify_ctrl_c_gives_no_verdict_for_the_level_cut_short(tmp_path):
     from solver import watch
 
