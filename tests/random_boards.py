@@ -26,3 +26,15 @@ def dress(rng: random.Random, variant, grid: list[list[str]], zones: tuple[int, 
     for r, c in rng.sample(tiles, min(n_pumpkins, len(tiles))):
         grid[r][c] = "P"
     return n_pumpkins
+
+
+def random_goals(rng: random.Random, pumpkins: int, pumpkin_goal: float) -> list[dict]:
+    """A level's goals: clear every pumpkin (with chance ``pumpkin_goal`` when there are any),
+    place every piece (one in five), and a score, always last."""
+    goals: list[dict] = []
+    if pumpkins and rng.random() < pumpkin_goal:
+        goals.append({"pumpkins": True})
+    if rng.random() < 0.2:
+        goals.append({"place_all": True})
+    goals.append({"score": rng.choice((1, 20, 50, 150, 400))})
+    return goals

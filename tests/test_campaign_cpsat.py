@@ -25,7 +25,7 @@ from solver.moves import Placement, TokenUse
 from solver.pieces import placements
 from solver.variants import find_variant
 
-from random_boards import dress
+from random_boards import dress, random_goals
 
 VARIANTS = ("halloween", "arabic", "sudoku")
 MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
@@ -45,12 +45,7 @@ def random_level(seed: int, density: tuple[float, float] = (0.5, 0.85), max_piec
     sizes = [min(3, pieces)] if rng.random() < 0.5 or pieces < 2 else [min(3, pieces - 1), 1]
     trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
     pieces = sum(sizes)
-    goals: list[dict] = []
-    if n_pumpkins and rng.random() < 0.5:
-        goals.append({"pumpkins": True})
-    if rng.random() < 0.2:
-        goals.append({"place_all": True})
-    goals.append({"score": rng.choice((1, 20, 50, 150, 400))})
+    goals = random_goals(rng, n_pumpkins, 0.5)
     return parse_level({
         "format": "tenfold.level/1", "id": f"r{seed}", "variant": name, "mode": MODES[name],
         "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from level_reference import reference_best, reference_check
-from random_boards import dress
+from random_boards import dress, random_goals
 from solver.campaign import PROOF_INFEASIBLE, PROOF_OPTIMAL, solve_level
 from solver.campaign_cpsat import solve_level_cpsat
 from solver.deals import RandomDeals
@@ -48,12 +48,7 @@ def tiny_level(seed: int) -> dict:
     sizes = rng.choice(([1], [2], [1, 1]) if tokens else ([1], [2], [3], [1, 1], [2, 1], [1, 2]))
     deals = RandomDeals(variant, seed)
     trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
-    goals: list[dict] = []
-    if pumpkins and rng.random() < 0.6:
-        goals.append({"pumpkins": True})
-    if rng.random() < 0.2:
-        goals.append({"place_all": True})
-    goals.append({"score": rng.choice((1, 20, 50, 150, 400))})
+    goals = random_goals(rng, pumpkins, 0.6)
     return {"format": "tenfold.level/1", "id": f"t{seed}", "variant": name, "mode": MODES[name],
             "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
             "limit": rng.randint(max(1, sum(sizes) - 2), sum(sizes)), "tokens": tokens}
