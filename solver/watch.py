@@ -51,33 +51,29 @@ def solve_cpsat(solver, model):
     to a wakeup socket that a helper thread watches. Off the main thread, or with no Python
     SIGINT handler, CP-SAT keeps its own handling and only the watchers are ticked."""
     done = threading.Event()
-    reader = writer = None
-    if threading.current_thread() is threading.main_thread() and callable(signal.getsignal(signal.SIGINT)):
+    reader, writer = socket.socketpair()  # the wakeup fd, and how the helper hears the solve is done
+    writer.setblocking(False)
+    catch = threading.current_thread() is threading.main_thread() and callable(signal.getsignal(signal.SIGINT))
+    if catch:
         solver.parameters.catch_sigint_signal = False
-        reader, writer = socket.socketpair()
-        writer.setblocking(False)
 
     def watch_the_solve() -> None:
         while not done.is_set():
-            sigint = False
-            if reader is not None:
-                ready = select.select([reader], [], [], CPSAT_TICK)[0]
-                sigint = bool(ready) and signal.SIGINT in reader.recv(64)
-            else:
-                done.wait(CPSAT_TICK)
-            if sigint or tick(0, None):
+            ready = select.select([reader], [], [], CPSAT_TICK)[0]
+            sigint = bool(ready) and signal.SIGINT in reader.recv(64)
+            if not done.is_set() and (sigint or tick(0, None)):
                 solver.stop_search()  # again at each tick: a stop before the solve began is lost
 
-    previous = signal.set_wakeup_fd(writer.fileno()) if writer is not None else None
+    previous = signal.set_wakeup_fd(writer.fileno()) if catch else None
     helper = threading.Thread(target=watch_the_solve, name="cpsat-watch", daemon=True)
     helper.start()
     try:
         return solver.solve(model)
     finally:
-        if writer is not None:
+        if catch:
             signal.set_wakeup_fd(previous)
         done.set()
+        writer.send(b"\0")
         helper.join()
-        if writer is not None:
-            reader.close()
-            writer.close()
+        reader.close()
+        writer.close()
