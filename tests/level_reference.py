@@ -11,7 +11,6 @@ from collections import Counter
 
 import reference_rules as ref
 
-TOKEN_BONUS = {"halloween": 0, "arabic": 100, "sudoku": 200}
 TOKEN_KINDS = {"halloween": (), "arabic": ("rotate", "remove"), "sudoku": ("remove",)}
 DEFAULT_TOKENS = {("arabic", "sultan"): 3, ("arabic", "standard"): 3, ("arabic", "courtyard"): 5}
 
@@ -85,7 +84,7 @@ class _Play:
 
     @property
     def score(self) -> int:
-        return self.game.score + self.tokens * TOKEN_BONUS[self.variant]
+        return self.game.score + self.tokens * ref.TOKEN_BONUS[self.variant]
 
     def key(self) -> tuple:
         g = self.game
