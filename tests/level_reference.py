@@ -11,7 +11,8 @@ from collections import Counter
 
 import reference_rules as ref
 
-TOKEN_KINDS = {"halloween": (), "arabic": ("rotate", "remove"), "sudoku": ("remove",)}
+TOKEN_KINDS = {"halloween": (), "arabic": ("rotate", "remove", "reroll"), "sudoku": ("remove", "swap", "refresh")}
+REDEALS = ("reroll", "swap", "refresh")  # the tokens that draw from the level's reserve
 DEFAULT_TOKENS = {("arabic", "sultan"): 3, ("arabic", "standard"): 3, ("arabic", "courtyard"): 5}
 
 
@@ -33,8 +34,8 @@ def reference_check(level: dict) -> tuple[bool, str, int]:
 
 
 def reference_best(level: dict) -> int | None:
-    """``best.score`` by brute force over every legal move sequence (placements, and the rotate
-    and remove tokens the variant has; levels here have no reserve to redeal from): the highest
+    """``best.score`` by brute force over every legal move sequence (placements, and the tokens
+    the variant has: rotate, remove, and the redeals that draw from the reserve): the highest
     score at the end of any sequence of at most ``limit`` placements that meets every goal but
     the score, or None. States are memoised on everything the rest of a line depends on."""
     memo: dict[tuple, int | None] = {}
@@ -62,7 +63,12 @@ def reference_best(level: dict) -> int | None:
 
 class _Play:
     """A level in play on the reference rules: the board, the trays in order, tokens, the
-    placement count. A turn ends when its tray empties (the Arabic flow bonus is judged then)."""
+    reserve, the placement count. A turn ends when its tray empties (the Arabic flow bonus is
+    judged then).
+
+    Redeals (RULES.md §1, §3): a swap replaces one piece of the tray with the reserve's next; a
+    reroll (Arabic) or refresh (Sudoku) replaces every piece still in the tray with the
+    reserve's next ones, and is illegal when the reserve has too few left."""
 
     def __init__(self, level: dict) -> None:
         self.variant = level["variant"]
@@ -74,6 +80,8 @@ class _Play:
         self.placed = 0
         self.limit = level.get("limit", self.total)
         self.goals = level["goals"]
+        self.reserve = list(level.get("reserve", []))
+        self.drawn = 0  # reserve pieces dealt so far
 
     def copy(self) -> "_Play":
         other = copy.copy(self)
@@ -89,7 +97,7 @@ class _Play:
     def key(self) -> tuple:
         g = self.game
         return (g.text, self.tray, tuple(sorted(self.trays[self.tray].elements())) if self.tray < len(self.trays)
-                else (), self.tokens, self.placed, g.run, g.turn_cleared, g.prev_turn_cleared)
+                else (), self.tokens, self.placed, self.drawn, g.run, g.turn_cleared, g.prev_turn_cleared)
 
     def goals_unmet(self) -> str:
         """Why the goals other than the score do not hold now ("" when they do)."""
@@ -114,6 +122,14 @@ class _Play:
             for piece in sorted(+self.trays[self.tray]):
                 for turns in (1, 2, 3):
                     yield {"token": "rotate", "piece": piece, "turns": turns}
+        if self.tray < len(self.trays):
+            tray = self.trays[self.tray]
+            if "swap" in kinds and self.drawn < len(self.reserve):
+                for piece in sorted(+tray):
+                    yield {"token": "swap", "piece": piece}
+            for kind in ("reroll", "refresh"):
+                if kind in kinds and self.drawn + tray.total() <= len(self.reserve):
+                    yield {"token": kind}
         if "remove" in kinds:
             for r in range(10):
                 for c in range(10):
@@ -133,6 +149,8 @@ class _Play:
                 if self.game.grid[r][c] not in "#P":
                     return f"remove on {self.game.grid[r][c]!r}"
                 self.game.grid[r][c] = "."
+            elif move["token"] in REDEALS:
+                return self._redeal(move)
             else:
                 if self.tray >= len(self.trays):
                     return "no tray left"
@@ -157,4 +175,22 @@ class _Play:
         self.placed += 1
         if ends_turn:
             self.tray += 1
+        return ""
+
+    def _redeal(self, move: dict) -> str:
+        if self.tray >= len(self.trays):
+            return "no tray left"
+        tray = self.trays[self.tray]
+        if move["token"] == "swap":
+            if tray[move["piece"]] <= 0:
+                return f"swap {move['piece']} not in tray"
+            out = [move["piece"]]
+        else:
+            out = list(tray.elements())
+        if self.drawn + len(out) > len(self.reserve):
+            return "reserve used up"
+        for piece in out:
+            tray[piece] -= 1
+            tray[self.reserve[self.drawn]] += 1
+            self.drawn += 1
         return ""

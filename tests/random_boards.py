@@ -28,13 +28,13 @@ def dress(rng: random.Random, variant, grid: list[list[str]], zones: tuple[int, 
     return n_pumpkins
 
 
-def random_goals(rng: random.Random, pumpkins: int, pumpkin_goal: float) -> list[dict]:
+def random_goals(rng: random.Random, pumpkins: int, pumpkin_goal: float, place_all: float = 0.2) -> list[dict]:
     """A level's goals: clear every pumpkin (with chance ``pumpkin_goal`` when there are any),
-    place every piece (one in five), and a score, always last."""
+    place every piece (with chance ``place_all``), and a score, always last."""
     goals: list[dict] = []
     if pumpkins and rng.random() < pumpkin_goal:
         goals.append({"pumpkins": True})
-    if rng.random() < 0.2:
+    if rng.random() < place_all:
         goals.append({"place_all": True})
     goals.append({"score": rng.choice((1, 20, 50, 150, 400))})
     return goals

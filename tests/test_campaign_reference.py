@@ -3,7 +3,8 @@ with ``solver/`` (``level_reference.reference_best``, on ``reference_rules``).
 
 Hundreds of seeded tiny levels in every variant: dense boards (at most 14 empty cells),
 stones, pumpkins and the pumpkin goal, place_all, limits below the piece count, one or two
-trays, at most three pieces, and a rotate/remove token or none. ``solvable``, ``best_score`` and the proof
+trays, at most three pieces, and a rotate/remove token or none; and levels with a reserve and a
+token that may redeal from it (reroll, swap, refresh). ``solvable``, ``best_score`` and the proof
 must match the brute force exactly, and every line a solver returns must replay on the
 reference rules, within the limit, to the score it claims. ``tenfold verify`` confirms the
 true claims on every fifth level and fails each copy carrying a false one.
@@ -57,9 +58,43 @@ def tiny_level(seed: int) -> dict:
             "limit": rng.randint(max(1, sum(sizes) - 2), sum(sizes)), "tokens": tokens}
 
 
+def reserve_level(seed: int) -> dict:
+    """A seeded Arabic or Sudoku level with one token and a reserve of 1-3 pieces to redeal
+    from (at most two pieces in the trays: the remove token's branching makes three take the
+    brute force half a minute on some). Half have a first piece that seldom fits on their
+    board and half a reserve starting with one that nearly always does; half the place_all
+    goal, so that a redeal is often what a best line needs."""
+    rng = random.Random(f"reserve-{seed}")
+    name = ("arabic", "sudoku")[seed % 2]
+    variant = find_variant(name)
+    for _ in range(200):
+        grid = [["#" if rng.random() < rng.uniform(0.88, 0.97) else "." for _ in range(10)] for _ in range(10)]
+        pumpkins = dress(rng, variant, grid, zones=(1, 5), stones=(0, 0, 1, 2, 4), pumpkins=(0, 1, 2, 3))
+        if sum(row.count(".") for row in grid) <= 14:
+            break
+    sizes = rng.choice(([1], [2], [1, 1]))
+    deals = RandomDeals(variant, seed)
+    trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
+    if rng.random() < 0.5:
+        trays[0][0] = rng.choice(("3x3", "1x5", "5x1", "2x3", "L5-nw"))
+    reserve = [deals.next_piece() for _ in range(rng.randint(1, 3))]
+    if rng.random() < 0.5:
+        reserve[0] = rng.choice(("1x1", "1x2", "2x1"))
+    goals = random_goals(rng, pumpkins, 0.6, place_all=0.5)
+    low = sum(sizes) if any(g.get("place_all") for g in goals) else max(1, sum(sizes) - 2)
+    return {"format": "tenfold.level/1", "id": f"r{seed}", "variant": name, "mode": MODES[name],
+            "board": ["".join(row) for row in grid], "trays": trays, "reserve": reserve, "goals": goals,
+            "limit": rng.randint(low, sum(sizes)), "tokens": 1}
+
+
 @functools.cache
 def expected_best(seed: int) -> int | None:
     return reference_best(tiny_level(seed))
+
+
+@functools.cache
+def expected_reserve_best(seed: int) -> int | None:
+    return reference_best(reserve_level(seed))
 
 
 def solvable(data: dict, expected: int | None) -> bool:
@@ -114,6 +149,64 @@ def test_cli_solve_json_matches_the_reference_brute_force(tmp_path):
             assert out["solution"] is None
 
 
+RESERVE_SEEDS = range(300)
+REDEALS = ("reroll", "swap", "refresh")
+
+
+@pytest.mark.parametrize("chunk", range(3))
+def test_search_matches_the_reference_brute_force_with_redeals(chunk):
+    for seed in RESERVE_SEEDS[chunk::3]:
+        data = reserve_level(seed)
+        check(data, solve_level(parse_level(data), time_limit=60), expected_reserve_best(seed))
+
+
+def test_cpsat_never_claims_past_the_brute_force_with_redeals():
+    """CP-SAT does not model the reserve's draws, so it proves nothing there; but what it
+    finds is reachable and what it bounds is above the truth."""
+    for seed in RESERVE_SEEDS[::10]:
+        data = reserve_level(seed)
+        answer = solve_level_cpsat(parse_level(data), time_limit=60)
+        expected = expected_reserve_best(seed)
+        assert answer.proof != PROOF_OPTIMAL, data["id"]
+        assert answer.best_score is None or (expected is not None and answer.best_score <= expected), data["id"]
+        assert expected is None or (answer.bound is not None and answer.bound >= expected), data["id"]
+
+
+def test_cli_solve_json_matches_the_brute_force_with_redeals(tmp_path):
+    runner = CliRunner()
+    for seed in RESERVE_SEEDS[3::20]:
+        data = reserve_level(seed)
+        path = tmp_path / f"{data['id']}.json"
+        path.write_text(json.dumps(data))
+        result = runner.invoke(app, ["solve", str(path), "--json"])
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.stdout)
+        expected = expected_reserve_best(seed)
+        assert (out["best_score"], out["bound"]) == (expected, expected), data["id"]
+        assert out["proof"] == ("infeasible" if expected is None else "optimal"), data["id"]
+        assert out["solvable"] == solvable(data, expected), data["id"]
+        if out["solvable"]:
+            ok, why, _ = reference_check({**data, "solution": out["solution"]})
+            assert ok, f"{data['id']}: {why}"
+
+
+def test_the_reserve_levels_need_their_redeals():
+    """In many of the reserve levels a redeal changes the best score; each kind is on some
+    best line (the first half of the levels: the brute force runs again without the reserve)."""
+    changed = 0
+    kinds: Counter = Counter()
+    for seed in RESERVE_SEEDS[:150]:
+        data = reserve_level(seed)
+        expected = expected_reserve_best(seed)
+        if expected != reference_best({**data, "reserve": []}):
+            changed += 1
+            line = solve_level(parse_level(data), time_limit=60).best_line
+            kinds.update(m.token for m in line if getattr(m, "token", None) in REDEALS)
+    assert changed >= 30, changed
+    # (a swap is usually enough where a refresh would do: refreshes are fewer)
+    assert kinds["reroll"] >= 10 and kinds["swap"] >= 10 and kinds["refresh"] >= 3, (changed, kinds)
+
+
 def test_the_levels_cover_the_features():
     levels = [tiny_level(seed) for seed in SEEDS]
     expected = [expected_best(seed) for seed in SEEDS[:60]]
@@ -130,14 +223,14 @@ def test_the_levels_cover_the_features():
 VERIFY_SEEDS = range(0, 400, 5)
 
 
-def claimed_levels() -> list[dict]:
-    """Levels from VERIFY_SEEDS carrying true claims: the reference's best score (optimal, or
+def claimed_levels(make=tiny_level, expect=expected_best, seeds=VERIFY_SEEDS) -> list[dict]:
+    """Levels ``make(seed)`` carrying true claims: the reference's best score (optimal, or
     infeasible) and, where a line meets the goals, the search's best line as the solution with
     the score goal at its score (the line is checked on the reference rules first)."""
     levels = []
-    for seed in VERIFY_SEEDS:
-        data = tiny_level(seed)
-        expected = expected_best(seed)
+    for seed in seeds:
+        data = make(seed)
+        expected = expect(seed)
         if expected is None:
             data["best"] = {"score": None, "proof": "infeasible", "bound": None}
         else:
@@ -174,8 +267,9 @@ def false_claims(data: dict) -> dict[str, dict]:
 
 def test_verify_confirms_true_claims_and_catches_every_false_one(tmp_path):
     """Through the library and the CLI: every true claim verifies, every level with a false
-    one fails naming the claim, and a pack holding any fails (exit 1) naming those levels."""
-    levels = claimed_levels()
+    one fails naming the claim, and a pack holding any fails (exit 1) naming those levels.
+    Every fifth tiny level and every tenth reserve level (its solution may redeal)."""
+    levels = claimed_levels() + claimed_levels(reserve_level, expected_reserve_best, RESERVE_SEEDS[::10])
     assert sum(lv["best"]["proof"] == "optimal" for lv in levels) >= 40
     bad = []
     for data in levels:
