@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import board_arg, cli_errors, emit_json, variant_arg
+from cli.common import board_arg, cli_errors, emit_json, interrupted, variant_arg
 from cli.draw import draw_board
 from solver.board import Board
 from solver.engine import Game, Streak
@@ -77,7 +77,10 @@ def tray(
     """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
     start = board_arg(board)
     pieces = parse_tray(tray)
-    answer = solve_tray(rules, start, pieces, streak, tokens, method)
+    try:
+        answer = solve_tray(rules, start, pieces, streak, tokens, method)
+    except KeyboardInterrupt:  # a tray's answer is all or nothing: there is no best so far to give
+        interrupted("no answer: Ctrl-C stopped the tray's solve")
     if json_out:
         emit_json(answer.to_json(with_tokens=tokens > 0))
         return

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from . import watch
 from .bitboard import CELLS, SIZE, scan_cells
 from .board import Board
 from .errors import RulesError
@@ -62,7 +63,7 @@ def cpsat_tray(
     model = _TrayModel(variant, board, ids, streak)
     model.maximise(tie_break)
     solver = _solver(time_limit)
-    status = solver.solve(model.model)
+    status = watch.solve_cpsat(solver, model.model)
     optimal = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return CpsatTrayResult(False, None, None, optimal)
@@ -84,7 +85,7 @@ def cpsat_safe_moves(
     safe = []
     while True:
         solver = _solver(time_limit)
-        status = solver.solve(model.model)
+        status = watch.solve_cpsat(solver, model.model)
         if status == cp_model.INFEASIBLE:
             return sorted(safe, key=lambda m: (m.piece, m.row, m.col))
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -254,3 +254,36 @@ def test_cli_cpsat_rescue_is_a_clear_error():
     )
     assert result.exit_code == 2
     assert "token" in result.output
+
+
+def test_cli_cpsat_ctrl_c_aborts_at_once():
+    """CP-SAT catches SIGINT itself unless told not to, and stops as if its time had run out:
+    Ctrl-C in ``tray --method cpsat`` then said "no proven answer within 30 s" (exit 2), as if
+    the time limit had passed. It stops the command as Ctrl-C does any other (exit 130, saying
+    so), and the SIGINT handler is put back. (This tray on an empty board takes CP-SAT over 30 s
+    to prove.)"""
+    import os
+    import signal
+    import time
+
+    from solver import watch
+
+    calls = []
+
+    def ctrl_c(nodes, best):  # CP-SAT ticks every CPSAT_TICK: about half a second in
+        calls.append(nodes)
+        if len(calls) == 5:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    handler = signal.getsignal(signal.SIGINT)
+    watch.WATCHERS.append(ctrl_c)
+    start = time.perf_counter()
+    try:
+        result = CliRunner().invoke(app, ["tray", "--rules", "halloween", "--tray", "L5-nw,5x1,3x3",
+                                          "--method", "cpsat", "--json"])
+    finally:
+        watch.WATCHERS.clear()
+    assert result.exit_code == 130, result.output
+    assert "interrupted: no answer" in result.stderr and not result.stdout
+    assert time.perf_counter() - start < 10
+    assert signal.getsignal(signal.SIGINT) is handler
