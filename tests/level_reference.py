@@ -13,7 +13,10 @@ import reference_rules as ref
 
 TOKEN_KINDS = {"halloween": (), "arabic": ("rotate", "remove", "reroll"), "sudoku": ("remove", "swap", "refresh")}
 REDEALS = ("reroll", "swap", "refresh")  # the tokens that draw from the level's reserve
-DEFAULT_TOKENS = {("arabic", "sultan"): 3, ("arabic", "standard"): 3, ("arabic", "courtyard"): 5}
+# RULES.md §1: a level's tokens when it gives none (Halloween has none)
+DEFAULT_TOKENS = {("arabic", "courtyard"): 5, ("arabic", "standard"): 3, ("arabic", "sultan"): 3,
+                  ("arabic", "speed"): 3, ("sudoku", "classic"): 3, ("sudoku", "sprint"): 3,
+                  ("sudoku", "battle"): 3, ("sudoku", "campaign"): 3}
 
 
 def reference_check(level: dict) -> tuple[bool, str, int]:

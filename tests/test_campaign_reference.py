@@ -294,3 +294,37 @@ def test_verify_confirms_true_claims_and_catches_every_false_one(tmp_path):
     assert result.exit_code == 1
     failed = {line.split()[1].rstrip(":") for line in result.stdout.splitlines() if line.startswith("FAIL")}
     assert failed == {lv["id"] for lv in bad[:30]}
+
+
+DEFAULT_TOKEN_MODES = [("halloween", "campaign"), ("halloween", "endless"), ("arabic", "courtyard"),
+                       ("arabic", "standard"), ("arabic", "speed"), ("sudoku", "classic"),
+                       ("sudoku", "sprint"), ("sudoku", "battle"), ("sudoku", "campaign")]
+
+
+@pytest.mark.parametrize("variant,mode", DEFAULT_TOKEN_MODES)
+def test_a_level_without_tokens_gets_its_modes_and_the_brute_force_agrees(variant, mode):
+    """A level that gives no ``tokens`` starts with its mode's (RULES.md §1: 5 in the Arabic
+    courtyard, 3 in the other Arabic and every Sudoku mode, none in Halloween): the search's
+    best, with every token spendable, matches the brute force's, read from the rulebook's
+    counts separately. Sparse boards (four tiles, one a pumpkin that only a remove token can
+    clear) and small pieces keep five tokens cheap to brute-force; seeded per mode."""
+    rng = random.Random(f"default-tokens-{variant}-{mode}")
+    for _ in range(2):
+        cells = rng.sample(range(100), 4)
+        grid = [["."] * 10 for _ in range(10)]
+        for i, c in enumerate(cells):
+            grid[c // 10][c % 10] = "P" if i == 0 else "#"
+        piece = rng.choice(("1x1", "1x2", "2x1", "L3-nw"))  # (with tokens left after it, the brute
+        # force removes every subset of its cells and the tiles: a 3x3 takes it seconds)
+        data = {"format": "tenfold.level/1", "id": f"{variant}-{mode}", "variant": variant, "mode": mode,
+                "board": ["".join(row) for row in grid], "trays": [[piece]],
+                "goals": [{"pumpkins": True}, {"score": 1}]}
+        expected = reference_best(data)
+        answer = solve_level(parse_level(data), time_limit=60)
+        check(data, answer, expected)
+        # the tokens are there: the same level with none scores their bonus less, or less still
+        none = reference_best({**data, "tokens": 0})
+        if variant == "halloween":
+            assert none == expected, data
+        else:
+            assert none is None or none < expected, data
