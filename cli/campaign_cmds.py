@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import Interrupt, cli_errors, emit_json, interrupted, progress, read_json_arg, searching
-from solver.campaign import CampaignAnswer, solve_level
+from solver.campaign import CampaignAnswer, best_of, solve_level
 from solver.errors import RulesError
 from solver.level import Level, Pack, parse_level_or_pack
 from solver.verify import verify_level
@@ -39,7 +39,7 @@ def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt
     answer = solve_level(level, time_limit=time_limit / 2, hint=level.solution)
     if answer.complete or (interrupt is not None and interrupt.requested):
         return answer
-    return solve_level_cpsat(level, time_limit=time_limit / 2, hint=answer.best_line)
+    return best_of(answer, solve_level_cpsat(level, time_limit=time_limit / 2, hint=answer.best_line))
 
 
 @cli_errors

@@ -17,6 +17,7 @@ the score goal.
 
 from __future__ import annotations
 
+import math
 import time
 from itertools import combinations
 from functools import lru_cache
@@ -495,3 +496,23 @@ def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 10**12
     if compiled:
         search.with_compiled_subtrees()
     return search.run(target, hint)
+
+
+def best_of(first: CampaignAnswer, second: CampaignAnswer) -> CampaignAnswer:
+    """One answer from two methods' answers on the same level (``tenfold solve --method auto``:
+    the search's, then CP-SAT's). A proof from either stands (CP-SAT's first). Otherwise: the
+    higher best found, with its line; the lower of the two upper bounds (both admissible, so
+    their minimum is), never below that best; a solution from whichever found one."""
+    for answer in (second, first):
+        if answer.proof != PROOF_BOUND:
+            return answer
+    scores = [-math.inf if a.best_score is None else a.best_score for a in (first, second)]
+    top, other = (second, first) if scores[1] > scores[0] else (first, second)
+    bounds = [a.bound for a in (first, second) if a.bound is not None]
+    bound = min(bounds) if bounds else None
+    if bound is not None and top.best_score is not None:
+        bound = max(bound, top.best_score)
+    solved = top if top.solvable else other
+    return CampaignAnswer(solved.solvable, top.best_score, PROOF_BOUND, bound,
+                          solved.solution if solved.solvable else None, top.best_line,
+                          first.nodes + second.nodes, first.seconds + second.seconds, complete=False)

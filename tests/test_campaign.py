@@ -339,3 +339,26 @@ def test_second_ctrl_c_aborts_except_inside_a_compiled_search():
         watch.in_compiled = 0
     with pytest.raises(KeyboardInterrupt):
         interrupt.handle(2, None)
+
+
+def test_auto_keeps_the_better_of_the_two_answers():
+    """``--method auto`` hands the search's unproven answer to CP-SAT: a proof from either
+    stands; otherwise the higher best found (its line), the lower bound, a solution from
+    whichever found one. CP-SAT's answer alone could lose what the search found."""
+    from solver.campaign import CampaignAnswer, best_of
+    from solver.moves import Placement
+
+    a_line, b_line = [Placement("1x1", 0, 0)], [Placement("1x1", 1, 1)]
+    search = CampaignAnswer(True, 40, "bound", 90, a_line, a_line, nodes=5, seconds=1.0, complete=False)
+    worse = CampaignAnswer(False, 30, "bound", 70, None, b_line, nodes=0, seconds=2.0, complete=False)
+    both = best_of(search, worse)
+    assert (both.solvable, both.best_score, both.proof, both.bound) == (True, 40, "bound", 70)
+    assert both.best_line == a_line and both.solution == a_line and not both.complete
+    assert (both.nodes, both.seconds) == (5, 3.0)
+    better = CampaignAnswer(True, 45, "bound", 95, b_line, b_line, complete=False)
+    both = best_of(search, better)
+    assert (both.best_score, both.bound, both.best_line, both.solution) == (45, 90, b_line, b_line)
+    tight = CampaignAnswer(False, None, "bound", 20, None, None, complete=False)
+    assert best_of(search, tight).bound == 40  # never below the best found
+    proven = CampaignAnswer(True, 50, "optimal", 50, b_line, b_line)
+    assert best_of(search, proven) is proven and best_of(proven, worse) is proven
