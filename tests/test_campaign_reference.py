@@ -37,16 +37,23 @@ CLI_SEEDS = range(5, 400, 20)
 MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
 
 
-def tiny_level(seed: int) -> dict:
-    """A seeded level small enough for the brute force (a second or so at most)."""
-    rng = random.Random(f"reference-{seed}")
-    name = ("halloween", "arabic", "sudoku")[seed % 3]
-    variant = find_variant(name)
+def dense_board(rng: random.Random, variant) -> tuple[list[list[str]], int]:
+    """A board with at most 14 empty cells (nearly complete zones, stones, pumpkins), and its
+    pumpkin count."""
     for _ in range(200):
         grid = [["#" if rng.random() < rng.uniform(0.88, 0.97) else "." for _ in range(10)] for _ in range(10)]
         pumpkins = dress(rng, variant, grid, zones=(1, 5), stones=(0, 0, 1, 2, 4), pumpkins=(0, 1, 2, 3))
         if sum(row.count(".") for row in grid) <= 14:
             break
+    return grid, pumpkins
+
+
+def tiny_level(seed: int) -> dict:
+    """A seeded level small enough for the brute force (a second or so at most)."""
+    rng = random.Random(f"reference-{seed}")
+    name = ("halloween", "arabic", "sudoku")[seed % 3]
+    variant = find_variant(name)
+    grid, pumpkins = dense_board(rng, variant)
     # at most three pieces, one token: past that the brute force takes minutes on some levels
     tokens = 0 if name == "halloween" else rng.choice((0, 1))
     sizes = rng.choice(([1], [2], [1, 1]) if tokens else ([1], [2], [3], [1, 1], [2, 1], [1, 2]))
@@ -67,11 +74,7 @@ def reserve_level(seed: int) -> dict:
     rng = random.Random(f"reserve-{seed}")
     name = ("arabic", "sudoku")[seed % 2]
     variant = find_variant(name)
-    for _ in range(200):
-        grid = [["#" if rng.random() < rng.uniform(0.88, 0.97) else "." for _ in range(10)] for _ in range(10)]
-        pumpkins = dress(rng, variant, grid, zones=(1, 5), stones=(0, 0, 1, 2, 4), pumpkins=(0, 1, 2, 3))
-        if sum(row.count(".") for row in grid) <= 14:
-            break
+    grid, pumpkins = dense_board(rng, variant)
     sizes = rng.choice(([1], [2], [1, 1]))
     deals = RandomDeals(variant, seed)
     trays = [[deals.next_piece() for _ in range(n)] for n in sizes]
@@ -129,24 +132,26 @@ def test_cpsat_matches_the_reference_brute_force():
         check(data, solve_level_cpsat(parse_level(data), time_limit=60), expected_best(seed))
 
 
+def check_cli(tmp_path, data: dict, expected: int | None) -> None:
+    """``tenfold solve LEVEL --json`` answers as the brute force says."""
+    path = tmp_path / f"{data['id']}.json"
+    path.write_text(json.dumps(data))
+    result = CliRunner().invoke(app, ["solve", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert (out["best_score"], out["bound"]) == (expected, expected), data["id"]
+    assert out["proof"] == ("infeasible" if expected is None else "optimal"), data["id"]
+    assert out["solvable"] == solvable(data, expected), data["id"]
+    if out["solvable"]:
+        ok, why, _ = reference_check({**data, "solution": out["solution"]})
+        assert ok, f"{data['id']}: {why}"
+    else:
+        assert out["solution"] is None
+
+
 def test_cli_solve_json_matches_the_reference_brute_force(tmp_path):
-    runner = CliRunner()
     for seed in CLI_SEEDS:
-        data = tiny_level(seed)
-        path = tmp_path / f"{data['id']}.json"
-        path.write_text(json.dumps(data))
-        result = runner.invoke(app, ["solve", str(path), "--json"])
-        assert result.exit_code == 0, result.output
-        out = json.loads(result.stdout)
-        expected = expected_best(seed)
-        assert out["best_score"] == expected and out["bound"] == expected
-        assert out["proof"] == ("infeasible" if expected is None else "optimal")
-        assert out["solvable"] == solvable(data, expected)
-        if out["solvable"]:
-            ok, why, _ = reference_check({**data, "solution": out["solution"]})
-            assert ok, f"{data['id']}: {why}"
-        else:
-            assert out["solution"] is None
+        check_cli(tmp_path, tiny_level(seed), expected_best(seed))
 
 
 RESERVE_SEEDS = range(300)
@@ -173,21 +178,8 @@ def test_cpsat_never_claims_past_the_brute_force_with_redeals():
 
 
 def test_cli_solve_json_matches_the_brute_force_with_redeals(tmp_path):
-    runner = CliRunner()
     for seed in RESERVE_SEEDS[3::20]:
-        data = reserve_level(seed)
-        path = tmp_path / f"{data['id']}.json"
-        path.write_text(json.dumps(data))
-        result = runner.invoke(app, ["solve", str(path), "--json"])
-        assert result.exit_code == 0, result.output
-        out = json.loads(result.stdout)
-        expected = expected_reserve_best(seed)
-        assert (out["best_score"], out["bound"]) == (expected, expected), data["id"]
-        assert out["proof"] == ("infeasible" if expected is None else "optimal"), data["id"]
-        assert out["solvable"] == solvable(data, expected), data["id"]
-        if out["solvable"]:
-            ok, why, _ = reference_check({**data, "solution": out["solution"]})
-            assert ok, f"{data['id']}: {why}"
+        check_cli(tmp_path, reserve_level(seed), expected_reserve_best(seed))
 
 
 def test_the_reserve_levels_need_their_redeals():
