@@ -47,7 +47,8 @@ def solve(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
     level: Annotated[Optional[str], typer.Option("--level", help="the level id inside a pack")] = None,
     time_limit: Annotated[float, typer.Option(help="seconds per level")] = 30.0,
-    method: Annotated[str, typer.Option(help="search, cpsat or auto")] = "search",
+    method: Annotated[str, typer.Option(help="search, cpsat or auto (the search for half the time, then CP-SAT "
+                                             "from its best line if unproven: the better of the two)")] = "search",
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""
