@@ -12,7 +12,11 @@ Times to decide solvability (a line meeting every goal, the score goal at 70%
 of the construction's score) and to prove the best score, one core.
 
     .venv/bin/python bench/campaign.py [--levels 10] [--seed 2026] [--time-limit 60]
-        [--only halloween|generated|sultan] [--trays 5]
+        [--only halloween|generated|sultan] [--trays 5] [--per-level] [--pick 3,18]
+
+``--per-level`` prints a line per level as it is proven (its limit, both times, nodes, the
+answer); ``--pick`` runs only those levels of each size (0-based, the same levels as a full run:
+``--levels`` must still cover them), for A/B timing of the slow ones.
 """
 
 from __future__ import annotations
@@ -96,7 +100,12 @@ def main() -> None:
     parser.add_argument("--only", choices=("halloween", "generated", "sultan"), default=None)
     parser.add_argument("--trays", default=None,
                         help="comma-separated tray counts to run (default: 3,5,8 Halloween, 1,2,3 Sultan)")
+    parser.add_argument("--per-level", action="store_true", help="a line per level")
+    parser.add_argument("--pick", default=None, help="comma-separated level indices to run (0-based)")
     args = parser.parse_args()
+    picks = None if args.pick is None else [int(i) for i in args.pick.split(",")]
+    if picks is not None and (min(picks) < 0 or max(picks) >= args.levels):
+        parser.error(f"--pick: indices must be 0-{args.levels - 1} (--levels {args.levels})")
     print(f"campaign benchmark  seed={args.seed}  levels per size={args.levels}  "
           f"time limit={args.time_limit:g}s  machine: {machine()}")
     campaign_jit.warm_up()  # load (or compile) the search first: the first level's times leave it out
@@ -112,8 +121,10 @@ def main() -> None:
             level = make(trays, rng)
             if level is not None:
                 levels.append(level)
+        if picks is not None:
+            levels = [levels[i] for i in picks]
         decide, prove, proven, nodes, gaps = [], [], 0, 0, []
-        for level in levels:
+        for i, level in enumerate(levels):
             t0 = time.perf_counter()
             solve_level(level, time_limit=args.time_limit, target=level.score_goal)
             decide.append(time.perf_counter() - t0)
@@ -124,6 +135,10 @@ def main() -> None:
             nodes += answer.nodes
             if not answer.complete and answer.best_score is not None:
                 gaps.append((answer.best_score, answer.bound))
+            if args.per_level:
+                print(f"  {kind} {trays} trays, level {picks[i] if picks else i:3d}: limit {level.limit:2d}"
+                      f"  decide {decide[-1]:7.3f} s  prove {prove[-1]:7.3f} s  {answer.nodes:>12,} nodes"
+                      f"  best {answer.best_score} bound {answer.bound} ({answer.proof})", flush=True)
         name = f"{kind} {trays} tray{'s' if trays > 1 else ''}"
         print(summary(f"{name}: decide solvable", decide))
         print(summary(f"{name}: prove best", prove) + f"  proven {proven}/{len(levels)}"
