@@ -111,28 +111,32 @@ class _Play:
                 return "not every piece placed"
         return ""
 
+    def current_tray(self) -> Counter | None:
+        """The tray in play (its unplaced pieces), None after the last."""
+        return self.trays[self.tray] if self.tray < len(self.trays) else None
+
     def moves(self):
         """Every legal move now, as move dicts."""
         grid = self.game.grid
-        if self.tray < len(self.trays) and self.placed < self.limit:
-            for piece in sorted(+self.trays[self.tray]):
+        tray = self.current_tray()
+        pieces = sorted(+tray) if tray is not None else []
+        if self.placed < self.limit:
+            for piece in pieces:
                 for r, c in ref.fitting_spots(grid, piece):
                     yield {"piece": piece, "row": r, "col": c}
         if self.tokens <= 0:
             return
         kinds = TOKEN_KINDS[self.variant]
-        if "rotate" in kinds and self.tray < len(self.trays):
-            for piece in sorted(+self.trays[self.tray]):
+        if "rotate" in kinds:
+            for piece in pieces:
                 for turns in (1, 2, 3):
                     yield {"token": "rotate", "piece": piece, "turns": turns}
-        if self.tray < len(self.trays):
-            tray = self.trays[self.tray]
-            if "swap" in kinds and self.drawn < len(self.reserve):
-                for piece in sorted(+tray):
-                    yield {"token": "swap", "piece": piece}
-            for kind in ("reroll", "refresh"):
-                if kind in kinds and self.drawn + tray.total() <= len(self.reserve):
-                    yield {"token": kind}
+        if "swap" in kinds and self.drawn < len(self.reserve):
+            for piece in pieces:
+                yield {"token": "swap", "piece": piece}
+        for kind in ("reroll", "refresh"):
+            if kind in kinds and pieces and self.drawn + tray.total() <= len(self.reserve):
+                yield {"token": kind}
         if "remove" in kinds:
             for r in range(10):
                 for c in range(10):
@@ -152,20 +156,20 @@ class _Play:
                 if self.game.grid[r][c] not in "#P":
                     return f"remove on {self.game.grid[r][c]!r}"
                 self.game.grid[r][c] = "."
-            elif move["token"] in REDEALS:
-                return self._redeal(move)
-            else:
-                if self.tray >= len(self.trays):
-                    return "no tray left"
-                tray = self.trays[self.tray]
+                return ""
+            tray = self.current_tray()
+            if tray is None:
+                return "no tray left"
+            if move["token"] == "rotate":
                 if tray[move["piece"]] <= 0:
                     return f"rotate {move['piece']} not in tray"
                 tray[move["piece"]] -= 1
                 tray[ref.rotate_id(move["piece"], move["turns"])] += 1
-            return ""
-        if self.tray >= len(self.trays):
+                return ""
+            return self._redeal(tray, move)
+        tray = self.current_tray()
+        if tray is None:
             return "no tray left"
-        tray = self.trays[self.tray]
         if tray[move["piece"]] <= 0:
             return f"{move['piece']} not in tray {self.tray}"
         tray[move["piece"]] -= 1
@@ -180,10 +184,7 @@ class _Play:
             self.tray += 1
         return ""
 
-    def _redeal(self, move: dict) -> str:
-        if self.tray >= len(self.trays):
-            return "no tray left"
-        tray = self.trays[self.tray]
+    def _redeal(self, tray: Counter, move: dict) -> str:
         if move["token"] == "swap":
             if tray[move["piece"]] <= 0:
                 return f"swap {move['piece']} not in tray"

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import random
 
+# a campaign mode per variant, for seeded levels
+MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
+
 # a Halloween board tight enough that the expert looks ahead on it (the expert tests)
 TIGHT_BOARD = ("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
                "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")

@@ -14,6 +14,8 @@ from solver.campaign_cpsat import solve_level_cpsat
 from solver.level import parse_level, play_solution
 from solver.moves import Placement, TokenUse
 
+from watchers import ctrl_c_after
+
 EMPTY = "." * 10
 STONES = "S" * 10
 
@@ -225,20 +227,6 @@ def test_search_status_redraws_in_place_and_adds_up_calls():
     assert stream.getvalue() == ("\rsolving x: 1.0 s, 2.0 M nodes, best 40"
                                  "\rsolving x: 2.5 s, 3.5 M nodes, best 55"
                                  "\r" + " " * 38 + "\r")
-
-
-def ctrl_c_after(ticks):
-    """A watcher that sends this process SIGINT (Ctrl-C) at its ``ticks``-th call."""
-    import os
-    import signal
-
-    calls = []
-
-    def watcher(nodes, best):
-        calls.append(nodes)
-        if len(calls) == ticks:
-            os.kill(os.getpid(), signal.SIGINT)
-    return watcher
 
 
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])

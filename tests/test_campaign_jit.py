@@ -23,10 +23,9 @@ from solver.moves import TokenUse
 from solver.pieces import placements
 from solver.variants import find_variant
 
-from random_boards import dress
+from random_boards import MODES, dress
 
 VARIANTS = ("halloween", "arabic", "sudoku")
-MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
 SEEDS = range(300)
 
 

@@ -21,8 +21,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from level_reference import reference_best, reference_check
-from random_boards import dress, random_goals
+from level_reference import REDEALS, reference_best, reference_check
+from random_boards import MODES, dress, random_goals
 from solver.campaign import PROOF_INFEASIBLE, PROOF_OPTIMAL, solve_level
 from solver.campaign_cpsat import solve_level_cpsat
 from solver.deals import RandomDeals
@@ -34,7 +34,6 @@ SEEDS = range(400)
 CHUNKS = 8
 CPSAT_SEEDS = range(0, 400, 10)
 CLI_SEEDS = range(5, 400, 20)
-MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
 
 
 def dense_board(rng: random.Random, variant) -> tuple[list[list[str]], int]:
@@ -155,7 +154,6 @@ def test_cli_solve_json_matches_the_reference_brute_force(tmp_path):
 
 
 RESERVE_SEEDS = range(300)
-REDEALS = ("reroll", "swap", "refresh")
 
 
 @pytest.mark.parametrize("chunk", range(3))

@@ -27,6 +27,8 @@ from solver.tray import TraySearch, health
 from solver.tray_cpsat import cpsat_answer, cpsat_safe_moves, cpsat_tray
 from solver.variants import find_variant
 
+from watchers import ctrl_c_after
+
 VARIANTS = ("halloween", "arabic", "sudoku")
 CASES_PER_VARIANT = 250
 TIE_BREAK_CASES = 40
@@ -262,21 +264,13 @@ def test_cli_cpsat_ctrl_c_aborts_at_once():
     the time limit had passed. It stops the command as Ctrl-C does any other (exit 130, saying
     so), and the SIGINT handler is put back. (This tray on an empty board takes CP-SAT over 30 s
     to prove.)"""
-    import os
     import signal
     import time
 
     from solver import watch
 
-    calls = []
-
-    def ctrl_c(nodes, best):  # CP-SAT ticks every CPSAT_TICK: about half a second in
-        calls.append(nodes)
-        if len(calls) == 5:
-            os.kill(os.getpid(), signal.SIGINT)
-
     handler = signal.getsignal(signal.SIGINT)
-    watch.WATCHERS.append(ctrl_c)
+    watch.WATCHERS.append(ctrl_c_after(5))  # CP-SAT ticks every CPSAT_TICK: about half a second in
     start = time.perf_counter()
     try:
         result = CliRunner().invoke(app, ["tray", "--rules", "halloween", "--tray", "L5-nw,5x1,3x3",

@@ -1,0 +1,17 @@
+"""Watchers (``solver.watch.WATCHERS``) for the Ctrl-C tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+
+def ctrl_c_after(ticks: int):
+    """A watcher that sends this process SIGINT (Ctrl-C) at its ``ticks``-th call."""
+    calls = []
+
+    def watcher(nodes, best):
+        calls.append(nodes)
+        if len(calls) == ticks:
+            os.kill(os.getpid(), signal.SIGINT)
+    return watcher
