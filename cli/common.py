@@ -128,7 +128,9 @@ def progress(iterable, length: int | None = None, label: str = ""):
 class SearchStatus:
     """A one-line live status of a level's search: seconds, nodes and the best score so far,
     redrawn in place at most every ``every`` seconds; ``close`` erases it. A ``watch.WATCHERS``
-    entry; a node count that falls means a new search began (verify proves twice), and adds on."""
+    entry; a node count that falls means a new search began (verify proves twice), and adds on.
+    CP-SAT's ticks count no nodes: while none are counted the line shows the seconds alone (and
+    a best if one was given), not "0.0 M nodes"."""
 
     def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = 0.25) -> None:
         self.label, self.stream, self.clock, self.every = label, stream, clock, every
@@ -147,8 +149,11 @@ class SearchStatus:
         if now - self.shown < self.every:
             return
         self.shown = now
-        text = (f"{self.label}: {now - self.start:.1f} s, {(self.base + nodes) / 1e6:.1f} M nodes, "
-                f"best {'-' if self.best is None else self.best}")
+        text = f"{self.label}: {now - self.start:.1f} s"
+        if self.base + nodes:
+            text += f", {(self.base + nodes) / 1e6:.1f} M nodes, best {'-' if self.best is None else self.best}"
+        elif self.best is not None:
+            text += f", best {self.best}"
         self.stream.write("\r" + text.ljust(self.width))
         self.stream.flush()
         self.width = len(text)
@@ -182,25 +187,35 @@ def _terminal() -> bool:
 
 
 @contextmanager
+def live_status(label: str, status: bool = True):
+    """A ``SearchStatus`` on stderr for the block when ``status`` and stderr is a terminal (like
+    the progress bars: logs and pipes get nothing)."""
+    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY) if status and _terminal() else None
+    if line is not None:
+        watch.WATCHERS.append(line)
+    try:
+        yield
+    finally:
+        if line is not None:
+            watch.WATCHERS.remove(line)
+            line.close()
+
+
+@contextmanager
 def searching(label: str, status: bool = True):
     """Run a search block that Ctrl-C stops gently (yields the ``Interrupt``), with a
-    ``SearchStatus`` on stderr when ``status`` and stderr is a terminal (like the progress
-    bars: logs and pipes get nothing)."""
+    ``live_status``."""
     interrupt = Interrupt()
-    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY) if status and _terminal() else None
-    watchers = [interrupt] if line is None else [interrupt, line]
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, interrupt.handle) if main_thread else None
-    watch.WATCHERS.extend(watchers)
+    watch.WATCHERS.append(interrupt)
     try:
-        yield interrupt
+        with live_status(label, status):
+            yield interrupt
     finally:
-        for watcher in watchers:
-            watch.WATCHERS.remove(watcher)
+        watch.WATCHERS.remove(interrupt)
         if main_thread:
             signal.signal(signal.SIGINT, previous)
-        if line is not None:
-            line.close()
 
 
 def interrupted(what: str) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import board_arg, cli_errors, emit_json, interrupted, variant_arg
+from cli.common import board_arg, cli_errors, emit_json, interrupted, live_status, variant_arg
 from cli.draw import draw_board
 from solver.board import Board
 from solver.engine import Game, Streak
@@ -78,7 +78,8 @@ def tray(
     start = board_arg(board)
     pieces = parse_tray(tray)
     try:
-        answer = solve_tray(rules, start, pieces, streak, tokens, method)
+        with live_status(f"tray ({method})"):
+            answer = solve_tray(rules, start, pieces, streak, tokens, method)
     except KeyboardInterrupt:  # a tray's answer is all or nothing: there is no best so far to give
         interrupted("no answer: Ctrl-C stopped the tray's solve")
     if json_out:

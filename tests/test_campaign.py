@@ -229,6 +229,22 @@ def test_search_status_redraws_in_place_and_adds_up_calls():
                                  "\r" + " " * 38 + "\r")
 
 
+def test_search_status_without_nodes_shows_the_seconds():
+    """CP-SAT's ticks count no nodes: the line shows the seconds (and a best once one is given),
+    not "0.0 M nodes"."""
+    import io
+
+    from cli.common import SearchStatus
+
+    now = [0.0]
+    stream = io.StringIO()
+    status = SearchStatus("tray (cpsat)", stream, clock=lambda: now[0], every=1.0)
+    for t, best in [(1.0, None), (2.0, 70)]:
+        now[0] = t
+        status(0, best)
+    assert stream.getvalue() == "\rtray (cpsat): 1.0 s\rtray (cpsat): 2.0 s, best 70"
+
+
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])
 def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag):
     """Ctrl-C stops the search at its next clock check: the answer so far (a bound) is printed,
