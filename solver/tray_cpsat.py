@@ -96,7 +96,7 @@ def cpsat_safe_moves(
     ids = [get_piece(p).id for p in pieces]
     if not ids:
         return []
-    model = _TrayModel(variant, board, ids, 0)
+    model = _TrayModel(variant, board, ids, 0, scoring=False)
     safe = []
     while True:
         solver = _solver(time_limit)
@@ -149,7 +149,7 @@ def _neighbour_cells(cell: int) -> list[int]:
 
 
 class _TrayModel:
-    def __init__(self, variant: Variant, board: Board, ids: list[str], streak: int):
+    def __init__(self, variant: Variant, board: Board, ids: list[str], streak: int, scoring: bool = True):
         self.model = m = cp_model.CpModel()
         stones = board.stones
         steps = len(ids)
@@ -246,6 +246,8 @@ class _TrayModel:
                 m.add_bool_or([cleared.negated()] + through)
                 after[c] = placed[c] - cleared  # a complete zone's cells are all placed
             occupied = after
+            if not scoring:
+                continue
 
             lines = m.new_int_var(0, max_lines, f"lines{t}")
             regions = m.new_int_var(0, max_regions, f"regions{t}")
@@ -276,14 +278,16 @@ class _TrayModel:
                 m.add(nxt == 0).only_enforce_if(cleared_any.negated())
                 run = nxt
 
+        self.final = occupied  # free cell -> 0/1 expression, occupied after the tray
+        self.free_cells = free_cells
+        if not scoring:
+            return
         self.points = sum(step_points) + variant.cell_points * sum(get_piece(p).size for p in ids)
         if variant.flow_bonus and streak > 0:
             # The previous turn cleared: the flow bonus comes if this tray clears too.
             tray_cleared = m.new_bool_var("tray_cleared")
             m.add_max_equality(tray_cleared, clears)
             self.points += variant.flow_bonus * tray_cleared
-        self.final = occupied  # free cell -> 0/1 expression, occupied after the tray
-        self.free_cells = free_cells
 
     def keep_points(self, points: int, solver: cp_model.CpSolver) -> None:
         """Only plans scoring ``points`` from now on, starting from the one ``solver`` found."""
