@@ -166,7 +166,7 @@ class Api:
         if level.solution is None:
             return error(404, f"level {level.id!r} of pack {pack.id!r} has no solution")
         replay = play_solution(level, level.solution)
-        return Response(200, {"pack": pack.id, "level": level.id, "solution": [m.to_json() for m in level.solution],
+        return Response(200, {"pack": pack.id, "level": level.id, "solution": level.moves_json(level.solution),
                               "score": replay.score, "placements": replay.placements, "valid": replay.ok})
 
     def _hint(self, body: bytes) -> Response:

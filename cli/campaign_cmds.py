@@ -57,11 +57,11 @@ def solve(
         with searching(f"solving {levels[0].id}") as interrupt:
             answer = solve_one(levels[0], method, time_limit, interrupt)
         if json_out:
-            emit_json(answer.to_json())
+            emit_json(answer.to_json(levels[0]))
         else:
             typer.echo(_summary_line(levels[0], answer))
             if answer.solution:
-                typer.echo("solution: " + " ".join(_move_text(m) for m in answer.solution))
+                typer.echo("solution: " + " ".join(_move_text(m) for m in levels[0].moves_json(answer.solution)))
         if interrupt.requested:
             interrupted("the answer is the best found before Ctrl-C (proof: bound)")
         return
@@ -72,7 +72,7 @@ def solve(
             if interrupt.requested:
                 break
     if json_out:
-        emit_json([{"id": lv.id, **a.to_json()} for lv, a in answers])
+        emit_json([{"id": lv.id, **a.to_json(lv)} for lv, a in answers])
     else:
         for lv, answer in answers:
             typer.echo(_summary_line(lv, answer))
@@ -90,8 +90,7 @@ def _summary_line(level: Level, answer: CampaignAnswer) -> str:
     )
 
 
-def _move_text(move) -> str:
-    data = move.to_json()
+def _move_text(data: dict) -> str:
     if "token" in data:
         return "[" + " ".join(f"{k}={v}" for k, v in data.items()) + "]"
     return f"{data['piece']}@{data['row']},{data['col']}"

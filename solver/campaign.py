@@ -62,13 +62,17 @@ class CampaignAnswer:
     seconds: float = 0.0
     complete: bool = True  # the search finished inside its budget
 
-    def to_json(self) -> dict:
+    def to_json(self, level: Level | None = None) -> dict:
+        """With ``level``, the solution names its pieces as the level's file does."""
+        solution = None
+        if self.solution is not None:
+            solution = [m.to_json() for m in self.solution] if level is None else level.moves_json(self.solution)
         return {
             "solvable": self.solvable,
             "best_score": self.best_score,
             "proof": self.proof,
             "bound": self.bound,
-            "solution": None if self.solution is None else [m.to_json() for m in self.solution],
+            "solution": solution,
         }
 
 

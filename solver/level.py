@@ -49,6 +49,28 @@ def validate_schema(data: Any, name: str, where: str) -> None:
         raise FormatError(f"{where}: field {_where(err.absolute_path)}: {err.message}")
 
 
+class _SpelledDeals(ScriptedDeals):
+    """A level's deals in its file's spelling, keeping what was dealt since the last ``take``."""
+
+    def __init__(self, trays, reserve) -> None:
+        super().__init__(trays, reserve)
+        self._dealt: list[str] = []
+
+    def next_tray(self) -> list[str] | None:
+        tray = super().next_tray()
+        self._dealt += tray or []
+        return tray
+
+    def next_piece(self) -> str:
+        piece = super().next_piece()
+        self._dealt.append(piece)
+        return piece
+
+    def take(self) -> list[str]:
+        dealt, self._dealt = self._dealt, []
+        return dealt
+
+
 @dataclass
 class Level:
     id: str
@@ -63,6 +85,9 @@ class Level:
     solution: list[Move] | None = None
     best: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    # the trays and reserve as the file spells their pieces, where it spells one other than by its
+    # canonical id (a mask such as "#/#" for 2x1, or with a blank border); None when it does not
+    spelled: tuple[list[list[str]], list[str]] | None = None
 
     @property
     def piece_count(self) -> int:
@@ -75,6 +100,40 @@ class Level:
 
     def new_game(self) -> Game:
         return Game.dealt(self.variant, ScriptedDeals(self.trays, self.reserve), self.board, self.tokens, Streak())
+
+    def moves_json(self, moves: list[Move]) -> list[dict[str, Any]]:
+        """The moves' JSON, each piece named as the level's file spells the tray piece it acts on
+        (a client finds a move's piece in its tray by id). Ids are canonical inside (``#/#`` is
+        ``2x1``); the file's spelling is recovered by replaying the moves through the engine
+        beside a copy of the tray in the file's spelling, slot for slot. A turned piece is named
+        by its turned id; past an illegal move the rest keep their canonical ids."""
+        if self.spelled is None:
+            return [m.to_json() for m in moves]
+        deals = _SpelledDeals(*self.spelled)
+        game = Game.dealt(self.variant, deals, self.board, self.tokens, Streak())
+        shadow = deals.take()  # the tray in the file's spelling, slot for slot with game.tray
+        out = []
+        for n, move in enumerate(moves):
+            data = move.to_json()
+            slot = game.tray.index(move.piece) if "piece" in data and move.piece in (game.tray or ()) else None
+            if slot is not None:
+                data["piece"] = shadow[slot]
+            out.append(data)
+            try:
+                game.apply(move)
+            except TenfoldError:
+                return out + [m.to_json() for m in moves[n + 1:]]
+            if isinstance(move, Placement):
+                shadow.pop(slot)
+            elif move.token == "rotate":
+                shadow[slot] = game.tray[slot]
+            elif move.token == "swap":
+                shadow[slot] = deals.take()[0]
+            elif move.token in ("reroll", "refresh"):
+                shadow = deals.take()
+            if not shadow and game.tray:
+                shadow = deals.take()  # the next tray
+        return out
 
     def goals_met(self, game: Game, ignore_score: bool = False) -> bool:
         for goal in self.goals:
@@ -95,16 +154,16 @@ class Level:
                 "variant": self.variant.name,
                 "mode": self.mode,
                 "board": self.board.rows(),
-                "trays": [list(t) for t in self.trays],
+                "trays": [list(t) for t in (self.trays if self.spelled is None else self.spelled[0])],
                 "limit": self.limit,
                 "tokens": self.tokens,
                 "goals": copy.deepcopy(self.goals),
             }
         )
         if self.reserve:
-            out["reserve"] = list(self.reserve)
+            out["reserve"] = list(self.reserve if self.spelled is None else self.spelled[1])
         if self.solution is not None:
-            out["solution"] = [m.to_json() for m in self.solution]
+            out["solution"] = self.moves_json(self.solution)
         if self.best is not None:
             out["best"] = dict(self.best)
         return out
@@ -161,6 +220,8 @@ def parse_level(data: Any, where: str = "level") -> Level:
         solution=solution,
         best=data.get("best"),
         raw=copy.deepcopy(data),
+        spelled=None if (trays, reserve) == (data["trays"], data.get("reserve", [])) else
+        ([list(t) for t in data["trays"]], list(data.get("reserve", []))),
     )
 
 

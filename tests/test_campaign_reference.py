@@ -89,9 +89,38 @@ def reserve_level(seed: int) -> dict:
             "limit": rng.randint(low, sum(sizes)), "tokens": 1}
 
 
+def random_mask(rng: random.Random) -> str:
+    """A level's own piece as a ``#``/``.`` mask: often a canonical shape spelled as a mask
+    (``#/#``), now and then with a blank border row or column."""
+    while True:
+        height, width = rng.randint(1, 3), rng.randint(1, 4)
+        rows = ["".join("#" if rng.random() < 0.6 else "." for _ in range(width)) for _ in range(height)]
+        if all("#" in row for row in rows) and all(any(row[c] == "#" for row in rows) for c in range(width)):
+            break
+    if rng.random() < 0.15:
+        rows.append("." * width)
+    if rng.random() < 0.15:
+        rows = ["." + row for row in rows]
+    return "/".join(rows)
+
+
+def mask_level(seed: int) -> dict:
+    """``tiny_level(seed)`` with most of its pieces replaced by masks of the level's own."""
+    data = tiny_level(seed)
+    rng = random.Random(f"mask-{seed}")
+    data["trays"] = [[random_mask(rng) if rng.random() < 0.7 else p for p in tray] for tray in data["trays"]]
+    data["id"] = f"m{seed}"
+    return data
+
+
 @functools.cache
 def expected_best(seed: int) -> int | None:
     return reference_best(tiny_level(seed))
+
+
+@functools.cache
+def expected_mask_best(seed: int) -> int | None:
+    return reference_best(mask_level(seed))
 
 
 @functools.cache
@@ -105,16 +134,19 @@ def solvable(data: dict, expected: int | None) -> bool:
 
 
 def check(data: dict, answer, expected: int | None) -> None:
+    """The answer is the brute force's; its lines replay on the reference rules (their pieces
+    named as the level names them, as ``tenfold solve`` writes them)."""
     where = f"{data['id']}: {json.dumps(data)}"
+    level = parse_level(data)
     assert answer.best_score == expected, where
     assert answer.proof == (PROOF_INFEASIBLE if expected is None else PROOF_OPTIMAL), where
     assert answer.solvable == solvable(data, expected), where
     if answer.best_line is not None:  # replays, within the limit, to the best score
         ok, why, score = reference_check({**data, "goals": data["goals"][:-1],
-                                          "solution": [m.to_json() for m in answer.best_line]})
+                                          "solution": level.moves_json(answer.best_line)})
         assert ok and score == expected, f"{where}: best line {why}"
     if answer.solvable:
-        ok, why, _ = reference_check({**data, "solution": [m.to_json() for m in answer.solution]})
+        ok, why, _ = reference_check({**data, "solution": level.moves_json(answer.solution)})
         assert ok, f"{where}: solution {why}"
 
 
@@ -151,6 +183,25 @@ def check_cli(tmp_path, data: dict, expected: int | None) -> None:
 def test_cli_solve_json_matches_the_reference_brute_force(tmp_path):
     for seed in CLI_SEEDS:
         check_cli(tmp_path, tiny_level(seed), expected_best(seed))
+
+
+MASK_SEEDS = range(240)
+
+
+def test_levels_with_their_own_pieces_match_the_reference_brute_force(tmp_path):
+    """Pieces a level defines as masks, canonical shapes among them (``#/#``, ``.#/.#``): the
+    search's and CP-SAT's answers are the brute force's, and every line names each piece as
+    the level does (the reference, like a client, finds a move's piece in the tray by its id);
+    ``tenfold solve --json`` writes them so."""
+    for seed in MASK_SEEDS:
+        data = mask_level(seed)
+        check(data, solve_level(parse_level(data), time_limit=60), expected_mask_best(seed))
+        if seed % 8 == 0:
+            check(data, solve_level_cpsat(parse_level(data), time_limit=60), expected_mask_best(seed))
+        if seed % 12 == 0:
+            check_cli(tmp_path, data, expected_mask_best(seed))
+    respelled = [seed for seed in MASK_SEEDS if parse_level(mask_level(seed)).spelled]
+    assert len(respelled) >= len(MASK_SEEDS) // 4
 
 
 RESERVE_SEEDS = range(300)

@@ -168,3 +168,39 @@ def test_defaults_for_limit_and_tokens():
     data.update(variant="sudoku", mode="classic")
     level = parse_level(data)
     assert level.limit == 4 and level.tokens == 3
+
+
+def test_a_level_that_spells_its_own_pieces_is_written_back_as_spelled():
+    """Masks of canonical shapes (``#/#`` is 2x1), one with a blank border, and a shape spelled
+    two ways: inside, ids are canonical; the file's trays, reserve and solution come back spelled
+    as it spells them (a client finds a move's piece in its tray by id)."""
+    data = {**copy.deepcopy(LEVEL), "trays": [["#", "1x1", ".#/.#"], ["###/.#."]], "reserve": ["#/#"],
+            "goals": [{"pumpkins": True}],
+            "solution": [{"piece": "1x1", "row": 0, "col": 9}, {"piece": "1x1", "row": 5, "col": 5},
+                         {"piece": "2x1", "row": 8, "col": 0}, {"piece": "T4-s", "row": 2, "col": 2}]}
+    level = parse_level(data)
+    assert level.trays == [["1x1", "1x1", "2x1"], ["T4-s"]] and level.reserve == ["2x1"]
+    out = level.to_json()
+    assert (out["trays"], out["reserve"]) == (data["trays"], data["reserve"])
+    # the two 1x1s: the first placement takes the first slot, spelled "#", the second "1x1"
+    assert [m["piece"] for m in out["solution"]] == ["#", "1x1", ".#/.#", "###/.#."]
+    assert play_solution(parse_level(out), parse_moves(out["solution"])).ok
+
+
+def test_spelled_moves_follow_turns_and_redeals():
+    """A turned piece is named by its turned id; a rerolled or swapped-in one as the reserve
+    spells it."""
+    arabic = {"format": "tenfold.level/1", "id": "a", "variant": "arabic", "mode": "standard",
+              "board": ["." * 10] * 10, "trays": [["#/#", "2x1"]], "reserve": ["###", "#.#/###"],
+              "goals": [{"score": 1}], "tokens": 3}
+    moves = parse_moves([{"token": "rotate", "piece": "2x1", "turns": 1}, {"piece": "1x2", "row": 0, "col": 0},
+                         {"token": "reroll"}, {"piece": "1x3", "row": 5, "col": 0}])
+    assert parse_level(arabic).moves_json(moves) == [
+        {"token": "rotate", "piece": "#/#", "turns": 1}, {"piece": "1x2", "row": 0, "col": 0},
+        {"token": "reroll"}, {"piece": "###", "row": 5, "col": 0}]
+    sudoku = {**arabic, "variant": "sudoku", "mode": "classic"}
+    moves = parse_moves([{"token": "swap", "piece": "2x1"}, {"piece": "1x3", "row": 0, "col": 0},
+                         {"piece": "2x1", "row": 5, "col": 0}])
+    assert parse_level(sudoku).moves_json(moves) == [
+        {"token": "swap", "piece": "#/#"}, {"piece": "###", "row": 0, "col": 0},
+        {"piece": "2x1", "row": 5, "col": 0}]
