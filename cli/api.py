@@ -20,6 +20,7 @@ from solver.board import parse_board
 from solver.errors import FormatError, TenfoldError
 from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
 from solver.pieces import get_piece
+from solver.spelling import spell_tray_answer
 from solver.variants import find_variant
 
 MAX_BODY = 64 * 1024
@@ -171,11 +172,20 @@ class Api:
 
     def _hint(self, body: bytes) -> Response:
         question = parse_hint_request(body)
+        # the cache keeps canonical answers (one per question, however the tray spells its
+        # pieces); each response names the pieces as its request's tray does
+        spelled = json.loads(body.decode("utf-8"))["tray"]
+
+        def respond(answer: dict[str, Any], cache: str) -> Response:
+            answer = spell_tray_answer(answer, find_variant(question["rules"]), parse_board(question["board"]),
+                                       question["streak"], question["tokens"], spelled)
+            return Response(200, answer, {"X-Tenfold-Cache": cache})
+
         if self.cache is not None:
             cached = self.cache.get(question)
             if cached is not None:
-                return Response(200, cached, {"X-Tenfold-Cache": "hit"})
+                return respond(cached, "hit")
         answer = answer_hint(question)
         if self.cache is not None:
             self.cache.put(question, answer)
-        return Response(200, answer, {"X-Tenfold-Cache": "miss"})
+        return respond(answer, "miss")

@@ -13,6 +13,8 @@ from cli.tray_cmd import (
 from solver.board import Board
 from solver.errors import RulesError
 from solver.moves import parse_moves
+from solver.pieces import get_piece
+from solver.spelling import spell_tray_answer
 from solver.tray import TrayAnswer
 
 
@@ -31,28 +33,30 @@ def hint(
 ) -> None:
     """A hint for one tray: its best plan and safe first moves (the same answer as tenfold tray)."""
     start = board_arg(board)
-    pieces = parse_tray(tray)
+    spelled = parse_tray(tray)
+    pieces = [get_piece(p).id for p in spelled]
     if policy == "expert":
-        _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out)
+        _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out, spelled)
         return
     if policy != "best":
         raise RulesError(f"--policy: expected best or expert, got {policy!r}")
     answer = solve_tray(rules, start, pieces, streak, tokens, method)
     if json_out:
-        emit_json(answer.to_json(with_tokens=tokens > 0))
+        emit_json(spell_tray_answer(answer.to_json(with_tokens=tokens > 0), variant_arg(rules), start, streak,
+                                    tokens, spelled))
         return
     typer.echo(draw_plan(rules, start, pieces, answer, streak))
 
 
 def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, tokens: int,
-                 time_limit: float, json_out: bool) -> None:
+                 time_limit: float, json_out: bool, spelled: list[str]) -> None:
     from solver.expert import hint as expert_hint
 
     if streak < 0:
         raise RulesError(f"--streak: must be 0 or more, got {streak}")
     answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit)
     if json_out:
-        emit_json(answer)
+        emit_json(spell_tray_answer(answer, variant_arg(rules), start, streak, tokens, spelled))
         return
     plan = answer["plan"]
     tray_answer = TrayAnswer(answer["placeable"], answer["best_score"],

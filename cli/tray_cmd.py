@@ -13,6 +13,7 @@ from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.moves import Placement
 from solver.pieces import get_piece, placement_mask
+from solver.spelling import spell_tray_answer
 from solver.tray import TrayAnswer, analyse_tray
 
 METHODS = ("search", "cpsat")
@@ -27,10 +28,14 @@ MethodOpt = Annotated[str, typer.Option(help="search or cpsat")]
 
 
 def parse_tray(text: str) -> list[str]:
+    """The tray's piece ids as given (checked): ``get_piece`` gives each its canonical id, and
+    answers name the pieces as given (``spelling.spell_tray_answer``)."""
     ids = [p.strip() for p in text.split(",") if p.strip()]
     if not 1 <= len(ids) <= 3:
         raise RulesError(f"--tray: expected 1 to 3 comma-separated piece ids, got {text!r}")
-    return [get_piece(p).id for p in ids]
+    for p in ids:
+        get_piece(p)
+    return ids
 
 
 def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: int, method: str) -> TrayAnswer:
@@ -76,14 +81,16 @@ def tray(
 ) -> None:
     """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
     start = board_arg(board)
-    pieces = parse_tray(tray)
+    spelled = parse_tray(tray)
+    pieces = [get_piece(p).id for p in spelled]
     try:
         with live_status(f"tray ({method})"):
             answer = solve_tray(rules, start, pieces, streak, tokens, method)
     except KeyboardInterrupt:  # a tray's answer is all or nothing: there is no best so far to give
         interrupted("no answer: Ctrl-C stopped the tray's solve")
     if json_out:
-        emit_json(answer.to_json(with_tokens=tokens > 0))
+        emit_json(spell_tray_answer(answer.to_json(with_tokens=tokens > 0), variant_arg(rules), start, streak,
+                                    tokens, spelled))
         return
     typer.echo(draw_plan(rules, start, pieces, answer, streak))
 

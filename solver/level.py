@@ -20,6 +20,7 @@ from .engine import Game, Streak
 from .errors import FormatError, TenfoldError
 from .moves import Move, Placement, parse_moves
 from .pieces import get_piece
+from .spelling import SpelledDeals, spell_moves
 from .variants import Variant, find_variant
 
 LEVEL_FORMAT = "tenfold.level/1"
@@ -47,28 +48,6 @@ def validate_schema(data: Any, name: str, where: str) -> None:
     if errors:
         err = errors[0]
         raise FormatError(f"{where}: field {_where(err.absolute_path)}: {err.message}")
-
-
-class _SpelledDeals(ScriptedDeals):
-    """A level's deals in its file's spelling, keeping what was dealt since the last ``take``."""
-
-    def __init__(self, trays, reserve) -> None:
-        super().__init__(trays, reserve)
-        self._dealt: list[str] = []
-
-    def next_tray(self) -> list[str] | None:
-        tray = super().next_tray()
-        self._dealt += tray or []
-        return tray
-
-    def next_piece(self) -> str:
-        piece = super().next_piece()
-        self._dealt.append(piece)
-        return piece
-
-    def take(self) -> list[str]:
-        dealt, self._dealt = self._dealt, []
-        return dealt
 
 
 @dataclass
@@ -103,37 +82,12 @@ class Level:
 
     def moves_json(self, moves: list[Move]) -> list[dict[str, Any]]:
         """The moves' JSON, each piece named as the level's file spells the tray piece it acts on
-        (a client finds a move's piece in its tray by id). Ids are canonical inside (``#/#`` is
-        ``2x1``); the file's spelling is recovered by replaying the moves through the engine
-        beside a copy of the tray in the file's spelling, slot for slot. A turned piece is named
-        by its turned id; past an illegal move the rest keep their canonical ids."""
+        (``spelling.spell_moves``)."""
         if self.spelled is None:
             return [m.to_json() for m in moves]
-        deals = _SpelledDeals(*self.spelled)
+        deals = SpelledDeals(*self.spelled)
         game = Game.dealt(self.variant, deals, self.board, self.tokens, Streak())
-        shadow = deals.take()  # the tray in the file's spelling, slot for slot with game.tray
-        out = []
-        for n, move in enumerate(moves):
-            data = move.to_json()
-            slot = game.tray.index(move.piece) if "piece" in data and move.piece in (game.tray or ()) else None
-            if slot is not None:
-                data["piece"] = shadow[slot]
-            out.append(data)
-            try:
-                game.apply(move)
-            except TenfoldError:
-                return out + [m.to_json() for m in moves[n + 1:]]
-            if isinstance(move, Placement):
-                shadow.pop(slot)
-            elif move.token == "rotate":
-                shadow[slot] = game.tray[slot]
-            elif move.token == "swap":
-                shadow[slot] = deals.take()[0]
-            elif move.token in ("reroll", "refresh"):
-                shadow = deals.take()
-            if not shadow and game.tray:
-                shadow = deals.take()  # the next tray
-        return out
+        return spell_moves(game, deals.take(), moves, deals)
 
     def goals_met(self, game: Game, ignore_score: bool = False) -> bool:
         for goal in self.goals:

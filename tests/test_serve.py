@@ -99,6 +99,45 @@ def test_200_hints_in_a_row_equal_tenfold_tray(server):
     print(f"200 hints over HTTP: {elapsed:.2f} s")
 
 
+def spelled_tray_replays(question: dict, answer: dict) -> None:
+    """The plan, and each safe first move, find their pieces in the tray by the ids it was given
+    (as a client matching strings does), and the plan places all of it."""
+    tray = list(question["tray"])
+    for move in answer["plan"]:
+        tray.remove(move["piece"])
+    assert not tray
+    assert answer["safe_moves"] and all(m["piece"] in question["tray"] for m in answer["safe_moves"])
+
+
+def test_hints_name_pieces_as_the_tray_spells_them(server):
+    """Masks of canonical shapes (``#/#`` is 2x1) and a shape spelled two ways (``#`` and 1x1):
+    tray, hint and POST /hint answer in the request's spelling; the cache, keyed by the
+    canonical question, answers a differently spelled request in that request's spelling."""
+    host, port, api = server
+    board = "#########./#########./" + "/".join(["." * 10] * 8)
+    spelled = {"rules": "halloween", "board": board, "tray": ["#", "#/#", "1x1"]}
+    canonical = {**spelled, "tray": ["1x1", "2x1", "1x1"]}
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    status, answer, response = request(conn, "POST", "/hint", spelled)
+    assert status == 200 and response.getheader("X-Tenfold-Cache") == "miss"
+    spelled_tray_replays(spelled, answer)
+    assert answer == tray_cli_json(spelled)
+    status, again, response = request(conn, "POST", "/hint", canonical)
+    assert status == 200 and response.getheader("X-Tenfold-Cache") == "hit"
+    spelled_tray_replays(canonical, again)
+    assert again == tray_cli_json(canonical)
+    conn.close()
+    assert answer["best_score"] == again["best_score"] == 34  # 2x1 clears both rows (30), and 1 + 2 + 1 cells
+    assert {m["piece"] for m in answer["plan"]} == {"#", "#/#", "1x1"}
+    hint = runner.invoke(app, ["hint", "--rules", "halloween", "--board", board, "--tray", "#,#/#,1x1", "--json"])
+    assert hint.exit_code == 0 and json.loads(hint.output) == answer
+    expert = runner.invoke(app, ["hint", "--rules", "halloween", "--board", board, "--tray", "#,#/#,1x1", "--json",
+                                 "--policy", "expert", "--time-limit", "0.2"])
+    assert expert.exit_code == 0, expert.output
+    plan = [m["piece"] for m in json.loads(expert.output)["plan"]]
+    assert sorted(plan) == sorted(spelled["tray"])
+
+
 def test_hint_equals_tray_through_the_real_command():
     question = {"rules": "sudoku", "board": "##########/" + "/".join(["#.#.#.#.#."] * 9), "tray": ["1x1", "2x2", "3x1"]}
     args = ["--rules", question["rules"], "--board", question["board"], "--tray", ",".join(question["tray"]), "--json"]

@@ -1,0 +1,100 @@
+"""Naming pieces as the caller spells them.
+
+Inside, a piece has one id: a mask of a canonical shape is that shape (``#/#``
+is ``2x1``, and so is ``.#/.#``), and a level's own shape is its normalised
+mask. A level file or a hint request may spell a piece otherwise; what we
+write back about it (a solution, a plan, safe moves) names each piece as the
+caller spelled the tray piece the move acts on, so that a client finding a
+move's piece in its tray by id finds it.
+
+The spelling is recovered by replaying the moves through the engine beside a
+copy of the tray in the caller's spelling, slot for slot (the engine acts on
+the first slot holding a piece, and deals in order). A turned piece is named
+by its turned id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .board import Board
+from .deals import ScriptedDeals
+from .engine import Game, Streak
+from .errors import TenfoldError
+from .moves import Move, Placement, parse_moves
+from .pieces import get_piece
+from .variants import Variant
+
+
+class SpelledDeals(ScriptedDeals):
+    """Deals in the caller's spelling, keeping what was dealt since the last ``take``."""
+
+    def __init__(self, trays, reserve=()) -> None:
+        super().__init__(trays, reserve)
+        self._dealt: list[str] = []
+
+    def next_tray(self) -> list[str] | None:
+        tray = super().next_tray()
+        self._dealt += tray or []
+        return tray
+
+    def next_piece(self) -> str:
+        piece = super().next_piece()
+        self._dealt.append(piece)
+        return piece
+
+    def take(self) -> list[str]:
+        dealt, self._dealt = self._dealt, []
+        return dealt
+
+
+def spell_moves(game: Game, shadow: list[str], moves: list[Move],
+                deals: SpelledDeals | None = None) -> list[dict[str, Any]]:
+    """The moves' JSON from ``game``'s position, where ``shadow`` is its tray as the caller
+    spells it and ``deals`` (if any) deals the caller's spelling to ``game``. Past an illegal
+    move the rest keep their own ids. Plays ``game`` on."""
+    out = []
+    for n, move in enumerate(moves):
+        data = move.to_json()
+        slot = game.tray.index(move.piece) if "piece" in data and move.piece in (game.tray or ()) else None
+        if slot is not None:
+            data["piece"] = shadow[slot]
+        out.append(data)
+        try:
+            game.apply(move)
+        except TenfoldError:
+            return out + [m.to_json() for m in moves[n + 1:]]
+        if isinstance(move, Placement):
+            shadow.pop(slot)
+        elif move.token == "rotate":
+            shadow[slot] = game.tray[slot]
+        elif move.token == "swap":
+            shadow[slot] = deals.take()[0]
+        elif move.token in ("reroll", "refresh"):
+            shadow = deals.take()
+        if not shadow and game.tray and deals is not None:
+            shadow = deals.take()  # the next tray
+    return out
+
+
+def respelled(tray: list[str]) -> bool:
+    """Whether ``tray`` spells some piece other than by its id."""
+    return any(get_piece(p).id != p for p in tray)
+
+
+def spell_tray_answer(data: dict[str, Any], variant: Variant, board: Board, streak: int, tokens: int,
+                      tray: list[str]) -> dict[str, Any]:
+    """A tray answer's JSON (``TrayAnswer.to_json``, or the expert's hint) with its plan and
+    safe first moves naming the pieces as ``tray`` spells them."""
+    if not respelled(tray):
+        return data
+
+    def game() -> Game:
+        return Game(variant, board, Streak.carried_in(streak), tokens, list(tray))
+
+    out = dict(data)
+    if data.get("plan"):
+        out["plan"] = spell_moves(game(), list(tray), parse_moves(data["plan"]))
+    if data.get("safe_moves"):
+        out["safe_moves"] = [spell_moves(game(), list(tray), [m])[0] for m in parse_moves(data["safe_moves"])]
+    return out
