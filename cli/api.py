@@ -174,7 +174,7 @@ class Api:
         question = parse_hint_request(body)
         # the cache keeps canonical answers (one per question, however the tray spells its
         # pieces); each response names the pieces as its request's tray does
-        spelled = json.loads(body.decode("utf-8"))["tray"]
+        spelled = json.loads(body.decode("utf-8"))["tray"]  # checked by parse_hint_request
 
         def respond(answer: dict[str, Any], cache: str) -> Response:
             answer = spell_tray_answer(answer, find_variant(question["rules"]), parse_board(question["board"]),

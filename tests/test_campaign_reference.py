@@ -3,10 +3,11 @@ with ``solver/`` (``level_reference.reference_best``, on ``reference_rules``).
 
 Hundreds of seeded tiny levels in every variant: dense boards (at most 14 empty cells),
 stones, pumpkins and the pumpkin goal, place_all, limits below the piece count, one or two
-trays, at most three pieces, and a rotate/remove token or none; and levels with a reserve and a
-token that may redeal from it (reroll, swap, refresh). ``solvable``, ``best_score`` and the proof
-must match the brute force exactly, and every line a solver returns must replay on the
-reference rules, within the limit, to the score it claims. ``tenfold verify`` confirms the
+trays, at most three pieces, and a rotate/remove token or none; the same with pieces the level
+defines as masks; and levels with a reserve and a token that may redeal from it (reroll, swap,
+refresh). ``solvable``, ``best_score`` and the proof must match the brute force exactly, and
+every line a solver returns must replay on the reference rules, within the limit, to the score
+it claims, naming each piece as the level does. ``tenfold verify`` confirms the
 true claims on every fifth level and fails each copy carrying a false one.
 """
 
