@@ -45,7 +45,7 @@ def hint(
         emit_json(spell_tray_answer(answer.to_json(with_tokens=tokens > 0), variant_arg(rules), start, streak,
                                     tokens, spelled))
         return
-    typer.echo(draw_plan(rules, start, pieces, answer, streak))
+    typer.echo(draw_plan(rules, start, spelled, answer, streak))
 
 
 def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, tokens: int,
@@ -61,7 +61,7 @@ def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, token
     plan = answer["plan"]
     tray_answer = TrayAnswer(answer["placeable"], answer["best_score"],
                              None if plan is None else parse_moves(plan), [], answer["tokens_used"])
-    typer.echo(draw_plan(rules, start, pieces, tray_answer, streak))
+    typer.echo(draw_plan(rules, start, spelled, tray_answer, streak))
     typer.echo(f"expert: {answer['end_states']} end states, {answer['lookahead_rounds']} lookahead rounds, "
                f"{answer['ms']} ms")
 

@@ -13,7 +13,7 @@ from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.moves import Placement
 from solver.pieces import get_piece, placement_mask
-from solver.spelling import spell_tray_answer
+from solver.spelling import spell_moves, spell_tray_answer
 from solver.tray import TrayAnswer, analyse_tray
 
 METHODS = ("search", "cpsat")
@@ -52,16 +52,22 @@ def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: i
 
 
 def draw_plan(rules: str, board: Board, tray: list[str], answer: TrayAnswer, streak: int) -> str:
+    """The plan step by step; ``tray`` as given (the moves name its pieces so)."""
     if not answer.placeable:
         return draw_board(board) + "\nnot placeable"
-    game = Game(variant_arg(rules), board, Streak.carried_in(streak), answer.tokens_used, list(tray))
+
+    def new_game() -> Game:
+        return Game(variant_arg(rules), board, Streak.carried_in(streak), answer.tokens_used, list(tray))
+
+    labels = spell_moves(new_game(), list(tray), answer.plan)
+    game = new_game()
     out = [draw_board(board), ""]
     for step, move in enumerate(answer.plan, 1):
         highlight = placement_mask(move.piece, move.row, move.col) if isinstance(move, Placement) else 0
         before = game.board
         result = game.apply(move)
         shown = Board(before.filled, before.stones, before.pumpkins)
-        out.append(f"step {step}: {move.to_json()}  +{result.points}")
+        out.append(f"step {step}: {labels[step - 1]}  +{result.points}")
         out.append(draw_board(shown, highlight))
         out.append("")
     out.append(draw_board(game.board))
@@ -92,7 +98,7 @@ def tray(
         emit_json(spell_tray_answer(answer.to_json(with_tokens=tokens > 0), variant_arg(rules), start, streak,
                                     tokens, spelled))
         return
-    typer.echo(draw_plan(rules, start, pieces, answer, streak))
+    typer.echo(draw_plan(rules, start, spelled, answer, streak))
 
 
 def register(app: typer.Typer) -> None:
