@@ -100,6 +100,10 @@ def cpsat_safe_moves(
     safe = []
     while True:
         solver = _solver(time_limit)
+        # Many small feasibility solves: presolve costs more than it saves here, and the last
+        # plan's later steps (hinted) often fit another first move. 188 safe moves on an empty
+        # board: 6.4 s instead of 20.9 s; 120 seeded test trays: 23 s instead of 35 s.
+        solver.parameters.cp_model_presolve = False
         status = watch.solve_cpsat(solver, model.model)
         if status == cp_model.INFEASIBLE:
             return sorted(safe, key=lambda m: (m.piece, m.row, m.col))
@@ -108,6 +112,7 @@ def cpsat_safe_moves(
         first = model.plan(solver)[0]
         safe.append(first)
         model.forbid_first(first.piece, first.row, first.col)
+        model.hint_after_first(solver)
 
 
 def cpsat_answer(
@@ -312,6 +317,13 @@ class _TrayModel:
             m.add_bool_or([iso, empty[c].negated()] + open_neighbours)
             isolated.append(iso)
         m.maximize(sum(empty.values()) * (CELLS + 1) - sum(isolated))
+
+    def hint_after_first(self, solver: cp_model.CpSolver) -> None:
+        """Hint the placements after the first step as ``solver`` found them."""
+        self.model.clear_hints()
+        for row in self.x[1:]:
+            for _, _, lit in row:
+                self.model.add_hint(lit, solver.boolean_value(lit))
 
     def forbid_first(self, piece: str, row: int, col: int) -> None:
         for _, spot, lit in self.x[0]:

@@ -276,7 +276,7 @@ def test_cli_cpsat_ctrl_c_aborts_at_once():
     """CP-SAT catches SIGINT itself unless told not to, and stops as if its time had run out:
     Ctrl-C in ``tray --method cpsat`` then said "no proven answer within 30 s" (exit 2), as if
     the time limit had passed. It stops the command as Ctrl-C does any other (exit 130, saying
-    so), and the SIGINT handler is put back. (This tray on an empty board takes CP-SAT about 20 s
+    so), and the SIGINT handler is put back. (This tray on an empty board takes CP-SAT about 8 s
     to answer: 188 safe first moves, a solve each.)"""
     import signal
     import time
