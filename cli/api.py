@@ -69,8 +69,9 @@ def _int_field(data: dict, name: str, default: int) -> int:
     return value
 
 
-def parse_hint_request(body: bytes) -> dict[str, Any]:
-    """The canonical question of a POST /hint body, or ``BadRequest`` naming the problem."""
+def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
+    """The canonical question of a POST /hint body (the cache's key) and its tray as the body
+    spells it, or ``BadRequest`` naming the problem."""
     try:
         data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError:
@@ -103,8 +104,8 @@ def parse_hint_request(body: bytes) -> dict[str, Any]:
             pieces.append(get_piece(pid).id)
         except TenfoldError as err:
             raise BadRequest(f"field tray[{i}]: {err}") from None
-    return {"rules": variant.name, "board": board.text(), "tray": pieces,
-            "streak": _int_field(data, "streak", 0), "tokens": _int_field(data, "tokens", 0)}
+    return ({"rules": variant.name, "board": board.text(), "tray": pieces,
+             "streak": _int_field(data, "streak", 0), "tokens": _int_field(data, "tokens", 0)}, tray)
 
 
 def answer_hint(question: dict[str, Any]) -> dict[str, Any]:
@@ -171,14 +172,14 @@ class Api:
                               "score": replay.score, "placements": replay.placements, "valid": replay.ok})
 
     def _hint(self, body: bytes) -> Response:
-        question = parse_hint_request(body)
+        question, spelled = parse_hint_request(body)
         # the cache keeps canonical answers (one per question, however the tray spells its
         # pieces); each response names the pieces as its request's tray does
-        spelled = json.loads(body.decode("utf-8"))["tray"]  # checked by parse_hint_request
 
         def respond(answer: dict[str, Any], cache: str) -> Response:
-            answer = spell_tray_answer(answer, find_variant(question["rules"]), parse_board(question["board"]),
-                                       question["streak"], question["tokens"], spelled)
+            if spelled != question["tray"]:
+                answer = spell_tray_answer(answer, find_variant(question["rules"]), parse_board(question["board"]),
+                                           question["streak"], question["tokens"], spelled)
             return Response(200, answer, {"X-Tenfold-Cache": cache})
 
         if self.cache is not None:

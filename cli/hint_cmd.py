@@ -8,12 +8,11 @@ import typer
 
 from cli.common import board_arg, cli_errors, emit_json, variant_arg
 from cli.tray_cmd import (
-    BoardOpt, MethodOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray,
+    BoardOpt, MethodOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray, tray_json,
 )
 from solver.board import Board
 from solver.errors import RulesError
 from solver.moves import parse_moves
-from solver.pieces import get_piece
 from solver.spelling import spell_tray_answer
 from solver.tray import TrayAnswer
 
@@ -33,8 +32,7 @@ def hint(
 ) -> None:
     """A hint for one tray: its best plan and safe first moves (the same answer as tenfold tray)."""
     start = board_arg(board)
-    spelled = parse_tray(tray)
-    pieces = [get_piece(p).id for p in spelled]
+    spelled, pieces = parse_tray(tray)
     if policy == "expert":
         _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out, spelled)
         return
@@ -42,8 +40,7 @@ def hint(
         raise RulesError(f"--policy: expected best or expert, got {policy!r}")
     answer = solve_tray(rules, start, pieces, streak, tokens, method)
     if json_out:
-        emit_json(spell_tray_answer(answer.to_json(with_tokens=tokens > 0), variant_arg(rules), start, streak,
-                                    tokens, spelled))
+        emit_json(tray_json(rules, start, streak, tokens, spelled, answer))
         return
     typer.echo(draw_plan(rules, start, spelled, answer, streak))
 

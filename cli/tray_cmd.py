@@ -27,15 +27,19 @@ TokensOpt = Annotated[int, typer.Option(help="tokens available for a rescue when
 MethodOpt = Annotated[str, typer.Option(help="search or cpsat")]
 
 
-def parse_tray(text: str) -> list[str]:
-    """The tray's piece ids as given (checked): ``get_piece`` gives each its canonical id, and
-    answers name the pieces as given (``spelling.spell_tray_answer``)."""
+def parse_tray(text: str) -> tuple[list[str], list[str]]:
+    """The tray's piece ids as given, and their canonical ids (what the solvers take; answers
+    name the pieces as given, ``tray_json``)."""
     ids = [p.strip() for p in text.split(",") if p.strip()]
     if not 1 <= len(ids) <= 3:
         raise RulesError(f"--tray: expected 1 to 3 comma-separated piece ids, got {text!r}")
-    for p in ids:
-        get_piece(p)
-    return ids
+    return ids, [get_piece(p).id for p in ids]
+
+
+def tray_json(rules: str, board: Board, streak: int, tokens: int, spelled: list[str], answer: TrayAnswer) -> dict:
+    """What ``tray --json`` (and ``hint --json``) prints: the answer, its pieces named as given."""
+    return spell_tray_answer(answer.to_json(with_tokens=tokens > 0), variant_arg(rules), board, streak, tokens,
+                             spelled)
 
 
 def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: int, method: str) -> TrayAnswer:
@@ -87,16 +91,14 @@ def tray(
 ) -> None:
     """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
     start = board_arg(board)
-    spelled = parse_tray(tray)
-    pieces = [get_piece(p).id for p in spelled]
+    spelled, pieces = parse_tray(tray)
     try:
         with live_status(f"tray ({method})"):
             answer = solve_tray(rules, start, pieces, streak, tokens, method)
     except KeyboardInterrupt:  # a tray's answer is all or nothing: there is no best so far to give
         interrupted("no answer: Ctrl-C stopped the tray's solve")
     if json_out:
-        emit_json(spell_tray_answer(answer.to_json(with_tokens=tokens > 0), variant_arg(rules), start, streak,
-                                    tokens, spelled))
+        emit_json(tray_json(rules, start, streak, tokens, spelled, answer))
         return
     typer.echo(draw_plan(rules, start, spelled, answer, streak))
 

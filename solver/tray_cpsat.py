@@ -112,7 +112,7 @@ def cpsat_safe_moves(
         first = model.plan(solver)[0]
         safe.append(first)
         model.forbid_first(first.piece, first.row, first.col)
-        model.hint_after_first(solver)
+        model.hint_plan(solver, from_step=1)  # the plan after its first move
 
 
 def cpsat_answer(
@@ -297,9 +297,7 @@ class _TrayModel:
     def keep_points(self, points: int, solver: cp_model.CpSolver) -> None:
         """Only plans scoring ``points`` from now on, starting from the one ``solver`` found."""
         self.model.add(self.points == points)
-        for row in self.x:
-            for _, _, lit in row:
-                self.model.add_hint(lit, solver.boolean_value(lit))
+        self.hint_plan(solver)
 
     def maximise_health(self) -> None:
         """Most empty cells after the tray, then fewest isolated ones (the search's tie-break)."""
@@ -318,10 +316,10 @@ class _TrayModel:
             isolated.append(iso)
         m.maximize(sum(empty.values()) * (CELLS + 1) - sum(isolated))
 
-    def hint_after_first(self, solver: cp_model.CpSolver) -> None:
-        """Hint the placements after the first step as ``solver`` found them."""
+    def hint_plan(self, solver: cp_model.CpSolver, from_step: int = 0) -> None:
+        """Hint the placements from ``from_step`` on as ``solver`` found them."""
         self.model.clear_hints()
-        for row in self.x[1:]:
+        for row in self.x[from_step:]:
             for _, _, lit in row:
                 self.model.add_hint(lit, solver.boolean_value(lit))
 
