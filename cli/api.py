@@ -20,7 +20,7 @@ from solver.board import parse_board
 from solver.errors import FormatError, TenfoldError
 from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
 from solver.pieces import get_piece
-from solver.spelling import spell_tray_answer
+from solver.spelling import respelled, spell_tray_answer
 from solver.variants import find_variant
 
 MAX_BODY = 64 * 1024
@@ -177,7 +177,7 @@ class Api:
         # pieces); each response names the pieces as its request's tray does
 
         def respond(answer: dict[str, Any], cache: str) -> Response:
-            if spelled != question["tray"]:
+            if respelled(spelled):  # (checked first: a canonical request skips parsing the board)
                 answer = spell_tray_answer(answer, find_variant(question["rules"]), parse_board(question["board"]),
                                            question["streak"], question["tokens"], spelled)
             return Response(200, answer, {"X-Tenfold-Cache": cache})
