@@ -448,26 +448,37 @@ def test_lookahead_budget_guess_leaves_out_the_first_kernel_load(monkeypatch):
 
 def test_first_use_loading_is_not_charged_to_the_time_limit(monkeypatch):
     """A cold numba cache compiles the kernels inside a process's first decision for a variant
-    (seconds): that is not thinking time, so the lookahead still runs within its limit. Here
-    the first enumeration sleeps 0.5 s more than it takes, under a 0.3 s limit; counting it
-    leaves no round."""
+    (seconds): that is not thinking time, so the lookahead still runs within its limit. The
+    expert's clock jumps 1000 s inside an enumeration (a stand-in for compiling, independent of
+    this machine's speed), under a 5 s limit: on a first use every round still runs; the same
+    jump anywhere else is thinking time and leaves no round."""
+    import types
+
     import solver.enumerate_jit as enumerate_jit
     import solver.expert as expert
 
     real = enumerate_jit.enumerate_tray_jit
+    skew = [0.0]
     calls = []
 
     def slow_first(*args, **kwargs):
         calls.append(1)
         if len(calls) == 1:
-            time.sleep(0.5)
+            skew[0] += 1000.0
         return real(*args, **kwargs)
 
     variant = find_variant("halloween")
     game = Game(variant, parse_board(TIGHT_BOARD))
     game.tray = ["2x2", "L3-nw", "1x3"]
-    ExpertPolicy(time_limit=0.3, seed=1, danger_only=False).decide(game)  # the real kernels, loaded
-    monkeypatch.setattr(expert, "_RAN", set())
+
+    def decide():
+        return ExpertPolicy(time_limit=5.0, seed=1, samples=2, danger_only=False).decide(game)
+
+    assert decide().rounds == 2  # the real kernels, loaded; both rounds fit the limit
+    monkeypatch.setattr(expert, "time", types.SimpleNamespace(perf_counter=lambda: time.perf_counter() + skew[0]))
     monkeypatch.setattr(enumerate_jit, "enumerate_tray_jit", slow_first)
-    decision = ExpertPolicy(time_limit=0.3, seed=1, danger_only=False).decide(game)
-    assert len(calls) >= 2 and decision.rounds > 0
+    assert decide().rounds == 0 and len(calls) >= 1  # not a first use: the jump is charged
+    monkeypatch.setattr(expert, "_RAN", set())
+    calls.clear()
+    decision = decide()
+    assert len(calls) >= 2 and decision.rounds == 2
