@@ -137,6 +137,30 @@ def test_final_tray_rule_keeps_every_answer(chunk):
     assert fired > checked // 5 and 2 * nodes_on < nodes_off
 
 
+def test_bound_schedule_keeps_every_answer():
+    """The bound computed at every node, at every second placement (the default, which the
+    tests above hold to the reference) and at the root only: the same best on 240 seeded dense
+    levels, lines that replay to it, and searches that differ somewhere (the bound does prune
+    on some of them; on ``random_level``'s it prunes none)."""
+    from solver.campaign_jit import BOUND_EVERY, CompiledSearch
+
+    assert BOUND_EVERY == 2
+    differ = 0
+    for seed in FINAL_SEEDS:
+        level = dense_level(seed)
+        board = level.board
+        runs = [CompiledSearch(level, spend=True, bound_every=every).run(
+            board.filled, board.pumpkins, 0, (1 << len(level.trays[0])) - 1, 0, False, False, 0, 0, 0, 1e300,
+            10**12, None, None) for every in (1, 2, 100)]
+        assert [r[0] for r in runs] == [0, 0, 0], f"seed {seed}"
+        assert len({r[1] for r in runs}) == 1, f"seed {seed}: {[r[1] for r in runs]}"
+        for _, best, _, line in runs:
+            if line is not None:
+                assert play_solution(level, line, ignore_score=True).score == best, f"seed {seed}"
+        differ += len({r[2] for r in runs}) > 1
+    assert differ >= 2, differ
+
+
 def test_levels_cover_the_features():
     levels = [random_level(seed) for seed in SEEDS]
     assert {lv.variant.name for lv in levels} == set(VARIANTS)
