@@ -1534,9 +1534,10 @@ def warm_up() -> None:
 
 
 def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
-           target: int | None) -> tuple[int, int | None, int, list[Move] | None]:
+           target: int | None, **options) -> tuple[int, int | None, int, list[Move] | None]:
     """Run the compiled search on a level with no reserve to redeal from (its tokens, if any,
     rotate and remove): (status, best final score or None, nodes, best line or None).
+    ``options`` go to ``CompiledSearch`` (``final_rule``, ``bound_every``: for the tests).
 
     The best line is None when nothing beat ``best0`` (the caller's hint holds it).
     """
@@ -1544,8 +1545,8 @@ def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
     board = level.board
     deadline = time.perf_counter() + time_limit if math.isfinite(time_limit) else 1e300
     left = (1 << len(level.trays[0])) - 1 if level.trays else 0
-    return CompiledSearch(level, spend=True).run(board.filled, board.pumpkins, 0, left, 0, False, False, 0, 0,
-                                     level.tokens, deadline, node_limit, best0, target)
+    return CompiledSearch(level, spend=True, **options).run(board.filled, board.pumpkins, 0, left, 0, False, False,
+                                                           0, 0, level.tokens, deadline, node_limit, best0, target)
 
 
 def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: bool, prev_turn_cleared: bool,

@@ -112,17 +112,12 @@ def test_final_tray_rule_keeps_every_answer(chunk):
     """The pending-placement pruning of the final tray (``campaign_jit`` docstring) against the
     same search without it and, on half the levels, the pure reference: the same best, lines
     that replay to it, and far fewer nodes where it fires."""
-    from solver.campaign_jit import CompiledSearch
+    from solver.campaign_jit import search
 
     fired = nodes_on = nodes_off = checked = 0
     for seed in FINAL_SEEDS[chunk::2]:
         level = dense_level(seed)
-        board = level.board
-        runs = {}
-        for rule in (True, False):
-            runs[rule] = CompiledSearch(level, spend=True, final_rule=rule).run(
-                board.filled, board.pumpkins, 0, (1 << len(level.trays[0])) - 1, 0, False, False, 0, 0, 0,
-                1e300, 10**12, None, None)
+        runs = {rule: search(level, math.inf, 10**12, None, None, final_rule=rule) for rule in (True, False)}
         (status, best, nodes, line), (_, best_off, nodes_off_here, _) = runs[True], runs[False]
         assert status == 0 and best == best_off, f"seed {seed}"
         if line is not None:
@@ -142,16 +137,13 @@ def test_bound_schedule_keeps_every_answer():
     tests above hold to the reference) and at the root only: the same best on 240 seeded dense
     levels, lines that replay to it, and searches that differ somewhere (the bound does prune
     on some of them; on ``random_level``'s it prunes none)."""
-    from solver.campaign_jit import BOUND_EVERY, CompiledSearch
+    from solver.campaign_jit import BOUND_EVERY, search
 
     assert BOUND_EVERY == 2
     differ = 0
     for seed in FINAL_SEEDS:
         level = dense_level(seed)
-        board = level.board
-        runs = [CompiledSearch(level, spend=True, bound_every=every).run(
-            board.filled, board.pumpkins, 0, (1 << len(level.trays[0])) - 1, 0, False, False, 0, 0, 0, 1e300,
-            10**12, None, None) for every in (1, 2, 100)]
+        runs = [search(level, math.inf, 10**12, None, None, bound_every=every) for every in (1, 2, 100)]
         assert [r[0] for r in runs] == [0, 0, 0], f"seed {seed}"
         assert len({r[1] for r in runs}) == 1, f"seed {seed}: {[r[1] for r in runs]}"
         for _, best, _, line in runs:
