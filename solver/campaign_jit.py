@@ -82,6 +82,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import lru_cache
 
 import numba as nb
 import numpy as np
@@ -1283,17 +1284,15 @@ class _Tables:
         zones = variant.zones
         zone_id = {z: i for i, z in enumerate(zones)}
         spot_w = max((len(placements(p)) for p in ids), default=1)
-        touch_w = 1 + max((sum(1 for z in zones if z & s.mask) for p in ids for s in placements(p)),
-                          default=0)
+        touch_w = 1 + max((_spot_tables(variant, p)[2].shape[1] for p in ids), default=0)
         self.spot_lo = np.zeros((max(len(ids), 1), spot_w), np.uint64)
         self.spot_hi = np.zeros((max(len(ids), 1), spot_w), np.uint64)
         self.spot_touch = np.full((max(len(ids), 1), spot_w, touch_w), -1, np.int64)
         for g, p in enumerate(ids):
-            spots = placements(p)
-            for k, s in enumerate(spots):
-                self.spot_lo[g, k], self.spot_hi[g, k] = split(s.mask)
-                touched = [i for i, z in enumerate(zones) if z & s.mask]
-                self.spot_touch[g, k, :len(touched)] = touched
+            lo, hi, touch = _spot_tables(variant, p)
+            self.spot_lo[g, :len(lo)] = lo
+            self.spot_hi[g, :len(hi)] = hi
+            self.spot_touch[g, :touch.shape[0], :touch.shape[1]] = touch
         self._anchor_tables(ids)
         families = _families(variant, level.board.stones)
         self.fam_count = np.array([len(z) for z, _ in families], np.int64)
@@ -1307,10 +1306,7 @@ class _Tables:
         self.cell_zones = np.array([sum(1 << i for i, z in enumerate(zones) if z >> c & 1) for c in range(100)],
                                    np.uint64)
         runs = 2 * sum(len(t) for t in trays) + 2  # a streak run plus the pieces left
-        # clear_points(lines, regions, run); the bound may ask for every zone at once
-        every = range(len(zones) + 1)
-        self.pts = np.array([[[variant.clear_points(lines, regions, run) for run in range(runs)]
-                              for regions in every] for lines in every], np.int64)
+        self.pts = _points_table(variant, runs)
 
     def _anchor_tables(self, ids) -> None:
         """Per piece: its cells as offsets from the anchor (the top-left cell of its box), the
@@ -1326,21 +1322,13 @@ class _Tables:
         self.cover_lo = np.zeros((n, 100), np.uint64)
         self.cover_hi = np.zeros((n, 100), np.uint64)
         for g, p in enumerate(ids):
-            piece = get_piece(p)
-            self.offs_n[g] = piece.size
-            for j, (r, c) in enumerate(piece.cells):
-                self.offs[g, j] = r * 10 + c
-            anchors = 0
-            cover = [0] * 100
-            for k, spot in enumerate(placements(p)):
-                a = spot.row * 10 + spot.col
-                anchors |= 1 << a
-                self.spot_of[g, a] = k
-                for r, c in piece.cells:
-                    cover[a + r * 10 + c] |= 1 << a
-            self.anchor_lo[g], self.anchor_hi[g] = split(anchors)
-            for cell in range(100):
-                self.cover_lo[g, cell], self.cover_hi[g, cell] = split(cover[cell])
+            offs, spot_of, anchor_lo, anchor_hi, cover_lo, cover_hi = _anchor_rows(p)
+            self.offs_n[g] = len(offs)
+            self.offs[g, :len(offs)] = offs
+            self.spot_of[g] = spot_of
+            self.anchor_lo[g], self.anchor_hi[g] = anchor_lo, anchor_hi
+            self.cover_lo[g] = cover_lo
+            self.cover_hi[g] = cover_hi
 
     def _remaining(self, variant, trays, limit) -> None:
         """For tray ``t`` with unplaced slots ``left``: the pieces a line can still place (that
@@ -1394,16 +1382,70 @@ class _Tables:
             return
         self.ev_from = len(trays) - keep
         self.ev = np.zeros((keep, masks, c_max + 1, e_max + 1), np.int32)
-        tables: dict[tuple[int, ...], np.ndarray] = {}
         for t in range(self.ev_from, len(trays)):
             for left in range(1 << len(trays[t])):
                 caps = self.placeable_caps[t, left]
-                if caps not in tables:
-                    table = np.zeros((c_max + 1, e_max + 1), np.int64)
-                    for cap in caps:
-                        table = add_events(table, cap, costs)
-                    tables[caps] = table
-                self.ev[t - self.ev_from, left] = tables[caps]
+                self.ev[t - self.ev_from, left] = _events_grid(variant, stones.bit_count(), caps, c_max, e_max)
+
+
+# The parts of the tables that depend on the variant and the pieces alone, kept for the next
+# level (a pack, the generator's candidates, the tests' hundreds of levels). ``_Tables`` copies
+# them into the level's arrays, except the points table, which levels share and only read.
+
+@lru_cache(maxsize=None)
+def _spot_tables(variant, piece_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per spot of the piece (in ``placements`` order): its mask's low and high words, and the
+    zones it touches (ascending, -1 after the last)."""
+    spots = placements(piece_id)
+    touched = [[i for i, z in enumerate(variant.zones) if z & s.mask] for s in spots]
+    touch = np.full((len(spots), max((len(t) for t in touched), default=0)), -1, np.int64)
+    lo = np.zeros(len(spots), np.uint64)
+    hi = np.zeros(len(spots), np.uint64)
+    for k, s in enumerate(spots):
+        lo[k], hi[k] = split(s.mask)
+        touch[k, :len(touched[k])] = touched[k]
+    return lo, hi, touch
+
+
+@lru_cache(maxsize=None)
+def _anchor_rows(piece_id: str) -> tuple:
+    """The piece's row of ``_anchor_tables``: cell offsets, spot index per anchor, anchors (low,
+    high words) and per cell the anchors covering it (low, high words)."""
+    piece = get_piece(piece_id)
+    offs = np.array([r * 10 + c for r, c in piece.cells], np.int64)
+    spot_of = np.full(100, -1, np.int64)
+    anchors = 0
+    cover = [0] * 100
+    for k, spot in enumerate(placements(piece_id)):
+        a = spot.row * 10 + spot.col
+        anchors |= 1 << a
+        spot_of[a] = k
+        for r, c in piece.cells:
+            cover[a + r * 10 + c] |= 1 << a
+    words = [split(m) for m in cover]
+    anchor_lo, anchor_hi = split(anchors)
+    return (offs, spot_of, anchor_lo, anchor_hi, np.array([w[0] for w in words], np.uint64),
+            np.array([w[1] for w in words], np.uint64))
+
+
+@lru_cache(maxsize=64)
+def _points_table(variant, runs: int) -> np.ndarray:
+    """``clear_points(lines, regions, run)`` for runs below ``runs``; the bound may ask for
+    every zone at once. Shared by the levels that ask for it: never written to."""
+    every = range(len(variant.zones) + 1)
+    return np.array([[[variant.clear_points(lines, regions, run) for run in range(runs)]
+                      for regions in every] for lines in every], np.int64)
+
+
+@lru_cache(maxsize=256)
+def _events_grid(variant, stones: int, caps: tuple[int, ...], c_max: int, e_max: int) -> np.ndarray:
+    """``bounds.events_bound``'s table for pieces with these caps, on a (c_max + 1, e_max + 1)
+    grid (``_Tables._events`` copies it into the level's table). Built on the table of all
+    but the last cap, which the levels' cap lists (largest first) share."""
+    if not caps:
+        return np.zeros((c_max + 1, e_max + 1), np.int64)
+    return add_events(_events_grid(variant, stones, caps[:-1], c_max, e_max), caps[-1],
+                      event_costs(variant, stones))
 
 
 def _turns(piece_id: str) -> list[tuple[str, int]]:

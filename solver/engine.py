@@ -39,11 +39,7 @@ def settle(
     occupied = filled | stones
     cleared = 0
     lines = regions = 0
-    candidates = (
-        tuple((z, i >= len(variant.lines)) for i, z in enumerate(variant.zones))
-        if full_scan
-        else variant.zones_touching(mask)
-    )
+    candidates = variant.flagged_zones if full_scan else variant.zones_touching(mask)
     for zone, is_region in candidates:
         if occupied & zone == zone and zone & ~stones:
             cleared |= zone

@@ -60,6 +60,12 @@ class Variant:
         return self.lines + self.regions
 
     @cached_property
+    def flagged_zones(self) -> tuple[tuple[Bitboard, bool], ...]:
+        """(zone mask, is_region) for every zone, as ``zones_touching`` gives them."""
+        n_lines = len(self.lines)
+        return tuple((z, i >= n_lines) for i, z in enumerate(self.zones))
+
+    @cached_property
     def _zones_touching_cell(self) -> tuple[tuple[int, ...], ...]:
         return tuple(
             tuple(i for i, z in enumerate(self.zones) if z >> cell & 1) for cell in range(100)

@@ -285,6 +285,34 @@ def test_bitboard_move_generator_matches_the_rules_engine():
     assert checked > 1000 and clearing > 100  # the boards exercise both kinds of spot
 
 
+def test_tables_kept_between_levels_are_the_tables_built_afresh():
+    """``_Tables`` keeps the parts that depend on the variant and pieces alone (and the events
+    grids) for the next level: after 60 levels have been built and searched with them, every
+    array of every level's tables is what a build with empty caches gives."""
+    import numpy as np
+
+    from solver import campaign_jit
+
+    caches = (campaign_jit._spot_tables, campaign_jit._anchor_rows, campaign_jit._points_table,
+              campaign_jit._events_grid)
+    levels = [random_level(seed) for seed in range(60)] + [dense_level(seed) for seed in range(12)]
+    warm = []
+    for level in levels:
+        warm.append(vars(campaign_jit._Tables(level)))
+        solve_level(level, time_limit=60)  # a search reads them; nothing it does may change them
+    for level, kept in zip(levels, warm):
+        for cache in caches:
+            cache.cache_clear()
+        fresh = vars(campaign_jit._Tables(level))
+        assert fresh.keys() == kept.keys()
+        for name, value in fresh.items():
+            if isinstance(value, np.ndarray):
+                assert value.dtype == kept[name].dtype and np.array_equal(value, kept[name]), (level.id, name)
+            else:
+                assert value == kept[name], (level.id, name)
+    assert sum(kept["ev_from"] < len(level.trays) for level, kept in zip(levels, warm)) >= 20  # grids in use
+
+
 TOKEN_SEEDS = range(120)
 
 
