@@ -214,8 +214,7 @@ class RefGame:
         to_clear = set()
         for kind, zone in self.zones:
             full = all(self.grid[r][c] != "." for r, c in zone)
-            only_stones = all(self.grid[r][c] == "S" for r, c in zone)
-            if full and not only_stones:
+            if full and not all(self.grid[r][c] == "S" for r, c in zone):  # stones alone never clear
                 if kind == "line":
                     lines += 1
                 else:

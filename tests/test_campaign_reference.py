@@ -13,7 +13,6 @@ true claims on every fifth level and fails each copy carrying a false one.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from collections import Counter
@@ -24,6 +23,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from level_reference import REDEALS, reference_best, reference_check
 from random_boards import MODES, dress, random_goals
+from shared_memo import shared_cache
 from solver.campaign import PROOF_INFEASIBLE, PROOF_OPTIMAL, solve_level
 from solver.campaign_cpsat import solve_level_cpsat
 from solver.deals import RandomDeals
@@ -114,17 +114,17 @@ def mask_level(seed: int) -> dict:
     return data
 
 
-@functools.cache
+@shared_cache
 def expected_best(seed: int) -> int | None:
     return reference_best(tiny_level(seed))
 
 
-@functools.cache
+@shared_cache
 def expected_mask_best(seed: int) -> int | None:
     return reference_best(mask_level(seed))
 
 
-@functools.cache
+@shared_cache
 def expected_reserve_best(seed: int) -> int | None:
     return reference_best(reserve_level(seed))
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import pytest
 
+from shared_memo import shared_cache
 from solver.ten.play import random_open_position
 from solver.ten.position import BLACK, WHITE, TenPosition, parse_position
 from solver.ten.lines import threats, winning_moves
@@ -136,14 +137,19 @@ def _random_position(i, left, size):
     return random_open_position(seed=1000 + i, tiles_left=min(left, 2 * size), row_size=size)
 
 
+@shared_cache
+def depth_three_value(i, left, size) -> int:
+    """The brute force's depth-3 value of position ``i`` (both tests below ask for it)."""
+    return bf_value(bf_state(_random_position(i, left, size)), 3)
+
+
 def test_brute_force_sees_every_kind_of_position():
     """The sample covers placements, second-round moves, and each result (so the comparison can fail)."""
     kinds = set()
     for i, left, size in POSITIONS:
         position = _random_position(i, left, size)
-        state = bf_state(position)
         second = not position.rows[position.to_move]
-        kinds.add(("second" if second else "place", bf_value(state, 3)))
+        kinds.add(("second" if second else "place", depth_three_value(i, left, size)))
     assert {("place", 1), ("place", 0), ("place", -1), ("second", 0)} <= kinds
 
 
@@ -155,7 +161,7 @@ def test_immediate_wins_and_depth_three_match_brute_force(i, left, size):
                      if won}
     found = {(w.x, w.y, w.value, w.origin) for w in winning_moves(position)}
     assert found == expected_wins
-    expected = {1: "win", 0: "unknown", -1: "loss"}[bf_value(state, 3)]
+    expected = {1: "win", 0: "unknown", -1: "loss"}[depth_three_value(i, left, size)]
     assert solve_open(position, depth=3).result == expected
 
 
