@@ -11,7 +11,7 @@ Two layers, both used by everything:
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .bitboard import Bitboard, bb_cell, cell_col, cell_row, scan_cells
 from .board import Board
@@ -296,7 +296,8 @@ class Game:
 def copy_game(game: Game) -> Game:
     """A copy that can be played on without touching ``game``; a level's deal stream is copied
     too (a random stream is shared: copying a seeded generator would replay its draws)."""
-    deals = copy.copy(game.deals) if isinstance(game.deals, ScriptedDeals) else game.deals
-    twin = replace(game, tray=None if game.tray is None else list(game.tray), deals=deals)
-    twin._full_scan = game._full_scan
+    twin = copy.copy(game)  # the board and streak are immutable; the tray list is not
+    twin.tray = None if game.tray is None else list(game.tray)
+    if isinstance(game.deals, ScriptedDeals):
+        twin.deals = copy.copy(game.deals)
     return twin
