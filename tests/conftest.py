@@ -6,18 +6,21 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 from shared_memo import ENV
+
+MEMO_DIR = pytest.StashKey[str]()
 
 
 def pytest_configure(config):
     if not os.environ.get("PYTEST_XDIST_WORKER") and ENV not in os.environ:
         # the controller, before it starts the workers (they inherit the variable)
-        os.environ[ENV] = tempfile.mkdtemp(prefix="tenfold-memo-")
-        config._tenfold_memo = os.environ[ENV]
+        os.environ[ENV] = config.stash[MEMO_DIR] = tempfile.mkdtemp(prefix="tenfold-memo-")
 
 
 def pytest_unconfigure(config):
-    folder = getattr(config, "_tenfold_memo", None)
+    folder = config.stash.get(MEMO_DIR, None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
         del os.environ[ENV]
