@@ -82,8 +82,7 @@ class Variant:
                 low = m & -m
                 ids.update(self._zones_touching_cell[low.bit_length() - 1])
                 m ^= low
-            n_lines = len(self.lines)
-            hit = tuple((self.zones[i], i >= n_lines) for i in sorted(ids))
+            hit = tuple(self.flagged_zones[i] for i in sorted(ids))
             cache[mask] = hit
         return hit
 

@@ -32,28 +32,26 @@ def shared_cache(fn):
         path = os.path.join(folder, f"{key}.json")
         claim = f"{path}.claim"
         start = time.monotonic()
-        while True:
-            if os.path.exists(path):
-                with open(path, encoding="utf-8") as f:
-                    return json.load(f)["value"]
+        while not os.path.exists(path):
             try:
                 os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-                break
             except FileExistsError:
                 if time.monotonic() - start > GIVE_UP:
                     return fn(*args)
                 time.sleep(0.01)
-        try:
-            if os.path.exists(path):  # finished between our look and our claim
-                with open(path, encoding="utf-8") as f:
-                    return json.load(f)["value"]
-            value = fn(*args)
-            tmp = f"{path}.{os.getpid()}.tmp"  # written whole, then renamed: readers see all or nothing
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"value": value}, f)
-            os.replace(tmp, path)
-            return value
-        finally:
-            os.remove(claim)
+                continue
+            try:
+                if os.path.exists(path):  # finished between our look and our claim
+                    break
+                value = fn(*args)
+                tmp = f"{path}.{os.getpid()}.tmp"  # written whole, then renamed: readers see all or nothing
+                with open(tmp, "w", encoding="utf-8") as f:
+                    json.dump({"value": value}, f)
+                os.replace(tmp, path)
+                return value
+            finally:
+                os.remove(claim)
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)["value"]
 
     return wrapper
