@@ -22,6 +22,7 @@ import time
 from itertools import combinations
 from functools import lru_cache
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import watch
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
@@ -36,8 +37,7 @@ PROOF_BOUND = "bound"
 PROOF_INFEASIBLE = "infeasible"
 
 
-@dataclass(frozen=True)
-class State:
+class State(NamedTuple):  # (a tuple: built and hashed per node, a frozen dataclass took 3x the time)
     filled: Bitboard
     pumpkins: Bitboard
     tray_index: int  # index of the tray being placed (len(trays) once all are done)
@@ -224,7 +224,7 @@ class CampaignSearch:
             # Stop here by spending a token on each pumpkin left.
             removes = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(s.pumpkins)]
             n = len(removes)
-            self._offer(_replace(s, filled=s.filled & ~s.pumpkins, pumpkins=0, tokens=s.tokens - n),
+            self._offer(s._replace(filled=s.filled & ~s.pumpkins, pumpkins=0, tokens=s.tokens - n),
                         points, line + removes)
         if s.placed >= self.limit or s.tray_index >= len(self.trays):
             return
@@ -325,6 +325,11 @@ class CampaignSearch:
         occupied = s.filled | stones
         can_remove = "remove" in self.kinds
         can_rotate = "rotate" in self.kinds
+        # Stopping a clear pays only through a later placement: on the line's last one it scores
+        # no more (clear points grow with the zones cleared), keeps no fewer tiles or pumpkins,
+        # and costs tokens, so the placement that clears them all beats it.
+        can_prevent = can_remove and not (s.placed + 1 >= self.limit
+                                          or (s.tray_index == len(self.trays) - 1 and len(s.tray) == 1))
         for piece in dict.fromkeys(s.tray):
             shapes = [(piece, 0)]
             if can_rotate:
@@ -347,13 +352,13 @@ class CampaignSearch:
                         continue
                     lead: list[Move] = [TokenUse("rotate", piece=piece, turns=turns)] if turns else []
                     lead += [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(overlap)]
-                    base = _replace(s, filled=s.filled & ~overlap, pumpkins=s.pumpkins & ~overlap,
+                    base = s._replace(filled=s.filled & ~overlap, pumpkins=s.pumpkins & ~overlap,
                                     tokens=s.tokens - cost, tray=tray)
                     if cost:
                         line.extend(lead)
                         self._place(base, shape, spot, points, line)
                         del line[len(line) - len(lead):]
-                    if can_remove and base.tokens and self._spend_can_pay(bound, cost + 1):
+                    if can_prevent and base.tokens and self._spend_can_pay(bound, cost + 1):
                         self._prevent_clears(base, shape, spot, points, line, lead, bound, cost)
 
     def _prevent_clears(self, s: State, shape: str, spot, points: int, line: list[Move],
@@ -379,7 +384,7 @@ class CampaignSearch:
                 mask = sum(1 << c for c in chosen)
                 moves = lead + [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in chosen]
                 line.extend(moves)
-                self._place(_replace(s, filled=s.filled & ~mask, pumpkins=s.pumpkins & ~mask,
+                self._place(s._replace(filled=s.filled & ~mask, pumpkins=s.pumpkins & ~mask,
                                      tokens=s.tokens - size), shape, spot, points, line)
                 del line[len(line) - len(moves):]
 
@@ -418,7 +423,7 @@ class CampaignSearch:
                 i = s.tray.index(piece)
                 tray = tuple(sorted(s.tray[:i] + (reserve[s.reserve_index],) + s.tray[i + 1:]))
                 line.append(TokenUse("swap", piece=piece))
-                self._search(_replace(s, tray=tray, tokens=s.tokens - 1, reserve_index=s.reserve_index + 1),
+                self._search(s._replace(tray=tray, tokens=s.tokens - 1, reserve_index=s.reserve_index + 1),
                              points, line)
                 line.pop()
         need = len(s.tray)
@@ -427,7 +432,7 @@ class CampaignSearch:
             kind = "reroll" if "reroll" in self.kinds else "refresh"
             if kind in self.kinds:
                 line.append(TokenUse(kind))
-                self._search(_replace(s, tray=tray, tokens=s.tokens - 1,
+                self._search(s._replace(tray=tray, tokens=s.tokens - 1,
                                       reserve_index=s.reserve_index + need), points, line)
                 line.pop()
 
@@ -471,11 +476,6 @@ class _Found(Exception):
 def _covering(piece_id: str):
     """For each cell, the piece's spots that cover it."""
     return tuple(tuple(sp for sp in placements(piece_id) if sp.mask >> cell & 1) for cell in range(100))
-
-
-def _replace(s: State, **changes) -> State:
-    data = {**s.__dict__, **changes}
-    return State(**data)
 
 
 def fits_compiled(level: Level) -> bool:

@@ -685,7 +685,7 @@ def _mv_push(mv, e, i, g, k, cost, lo, hi):
 
 @nb.njit(cache=True)
 def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_scan, can_rotate, can_remove,
-                 token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g, anchor_lo, anchor_hi, spot_of,
+                 prevent, token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g, anchor_lo, anchor_hi, spot_of,
                  spot_lo, spot_hi, spot_touch, zone_lo, zone_hi, mv, e, comb, cells_buf, zbuf_lo, zbuf_hi):
     """``CampaignSearch._token_placements`` for one state: append its placements that spend
     rotate/remove tokens to the move stack ``mv`` from row ``e`` (``_mv_push``).
@@ -693,7 +693,8 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
     Each piece once (the first unplaced slot holding it), as itself or turned (one token); its
     spots over filled tiles remove them first (one token each); and, where tokens remain, every
     set of further removals that stops some of the zones the placement would complete, each
-    tile stopping a zone the others do not (``_prevent_clears``). Spends that cannot beat
+    tile stopping a zone the others do not (``_prevent_clears``; only where ``prevent``: not on
+    a line's last placement, where a clear stopped only costs). Spends that cannot beat
     ``best`` (the bound less their bonus) are left out. Returns (the stack, new end).
     """
     none = best <= -(1 << 60)
@@ -727,7 +728,7 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
                 if cost > 0:
                     mv = _mv_push(mv, e, i, g, k, cost, ov_lo, ov_hi)
                     e += 1
-                if not can_remove or tokens <= cost or not (none or ub - (cost + 1) * token_bonus > best):
+                if not prevent or tokens <= cost or not (none or ub - (cost + 1) * token_bonus > best):
                     continue
                 # the zones this placement completes (every full zone on a first move of a board
                 # that starts with one), and the tiles whose removal could stop them
@@ -924,8 +925,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
         tokens = Tok[depth]
         bonus = bonus_const + tokens * token_bonus
         # with tokens to spend the children are searched as nodes (they may spend them)
-        last_move = (placed + 1 >= limit or (t_idx == n_trays - 1 and (left & (left - 1)) == 0)) and (
-            tokens == 0 or tok_kinds == 0)
+        ends_line = placed + 1 >= limit or (t_idx == n_trays - 1 and (left & (left - 1)) == 0)
+        last_move = ends_line and (tokens == 0 or tok_kinds == 0)
         # the tray where every line from here ends, with no token to spend: "pending placements"
         ends_here = final_rule and (t_idx == n_trays - 1 or placed + _pop64(np.uint64(left)) >= limit) and (
             tokens == 0 or tok_kinds == 0)
@@ -1081,9 +1082,10 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             spent = 0
             if stage == 3:
                 if tokens > 0 and tok_kinds != 0 and (best <= -(1 << 60) or UB[depth] - token_bonus > best):
+                    prevent = can_remove and not ends_line
                     mv, MvEnd[depth] = _token_moves(
                         f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, UB[depth], best, full_scan,
-                        can_rotate, can_remove, token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g,
+                        can_rotate, can_remove, prevent, token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g,
                         anchor_lo, anchor_hi, spot_of, spot_lo, spot_hi, spot_touch, zone_lo, zone_hi,
                         mv, MvBase[depth], comb, cells_buf, zbuf_lo, zbuf_hi)
                 MvCur[depth] = MvBase[depth]

@@ -6,7 +6,6 @@ from RULES.md §3, using ``reference_rules`` for placements and clears.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 
 import reference_rules as ref
@@ -87,8 +86,8 @@ class _Play:
         self.drawn = 0  # reserve pieces dealt so far
 
     def copy(self) -> "_Play":
-        other = copy.copy(self)
-        other.game = copy.copy(self.game)
+        other = _shallow(self)
+        other.game = _shallow(self.game)
         other.game.grid = [row[:] for row in self.game.grid]
         other.trays = [Counter(t) for t in self.trays]
         return other
@@ -198,3 +197,11 @@ class _Play:
             tray[self.reserve[self.drawn]] += 1
             self.drawn += 1
         return ""
+
+
+def _shallow(obj):
+    """``copy.copy`` for a plain object, without its generic machinery (a tenth of the brute
+    force's time)."""
+    other = object.__new__(type(obj))
+    other.__dict__.update(obj.__dict__)
+    return other
