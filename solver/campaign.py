@@ -328,9 +328,14 @@ class CampaignSearch:
         # Stopping a clear pays only through a later placement: on the line's last one it scores
         # no more (clear points grow with the zones cleared), keeps no fewer tiles or pumpkins,
         # and costs tokens, so the placement that clears them all beats it.
-        can_prevent = can_remove and not (s.placed + 1 >= self.limit
-                                          or (s.tray_index == len(self.trays) - 1 and len(s.tray) == 1))
+        ends = s.placed + 1 >= self.limit or (s.tray_index == len(self.trays) - 1 and len(s.tray) == 1)
+        can_prevent = can_remove and not ends
+        # On the line's last placement a spend whose spot clears nothing scores the piece's cells
+        # and costs tokens: a free spot of the piece that clears nothing scores the same, and the
+        # pumpkins the spend would remove can go at the end for no more tokens (``_offer``).
+        plain_free = ends and not (self._full_scan and s.placed == 0)
         for piece in dict.fromkeys(s.tray):
+            skip_plain = plain_free and self._has_free_plain_spot(piece, occupied)
             shapes = [(piece, 0)]
             if can_rotate:
                 seen = {piece}
@@ -350,6 +355,8 @@ class CampaignSearch:
                     cost = rot_cost + overlap.bit_count()
                     if cost > s.tokens or not self._spend_can_pay(bound, max(cost, 1)):
                         continue
+                    if skip_plain and cost and not self._completes((occupied & ~overlap) | spot.mask, spot.mask):
+                        continue
                     lead: list[Move] = [TokenUse("rotate", piece=piece, turns=turns)] if turns else []
                     lead += [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(overlap)]
                     base = s._replace(filled=s.filled & ~overlap, pumpkins=s.pumpkins & ~overlap,
@@ -360,6 +367,10 @@ class CampaignSearch:
                         del line[len(line) - len(lead):]
                     if can_prevent and base.tokens and self._spend_can_pay(bound, cost + 1):
                         self._prevent_clears(base, shape, spot, points, line, lead, bound, cost)
+
+    def _has_free_plain_spot(self, piece: str, occupied: Bitboard) -> bool:
+        return any(not spot.mask & occupied and not self._completes(occupied | spot.mask, spot.mask)
+                   for spot in placements(piece))
 
     def _prevent_clears(self, s: State, shape: str, spot, points: int, line: list[Move],
                         lead: list[Move], bound: int, spent: int) -> None:

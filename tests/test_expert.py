@@ -112,10 +112,11 @@ def test_hint_respects_time_limit():
 
 
 def test_expert_outlives_greedy():
-    """Same seeds for both policies; greedy dies within a few dozen trays."""
+    """Same seeds for both policies; greedy dies within a few dozen trays (5-23 on these
+    seeds), the expert lives to the cap on every one."""
     variant = VARIANTS["halloween"]
     seeds = range(5)
-    cap = 60
+    cap = 30
     greedy_trays = [play_game(new_random_game(variant, s), greedy, cap).trays for s in seeds]
     expert_trays = [play_game(new_random_game(variant, s), ExpertPolicy(seed=s), cap).trays for s in seeds]
     assert statistics.mean(expert_trays) > statistics.mean(greedy_trays)
