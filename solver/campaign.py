@@ -143,6 +143,10 @@ class CampaignSearch:
         """The admissible upper bound on the level's best score, before any search."""
         return self._upper_bound(self._start(), 0)
 
+    def _ends_line(self, s: State) -> bool:
+        """The next placement is the line's last: the limit, or the last tray's last piece."""
+        return s.placed + 1 >= self.limit or (s.tray_index == len(self.trays) - 1 and len(s.tray) == 1)
+
     def _pumpkins_removable(self, s: State) -> bool:
         return (self.need_pumpkins and "remove" in self.kinds and 0 < s.pumpkins.bit_count() <= s.tokens
                 and not (self.need_all and s.tray_index < len(self.trays)))
@@ -241,10 +245,8 @@ class CampaignSearch:
                 self._hand_off(s, points, line, left)
                 return
         occupied = s.filled | self.stones
-        last_tray = s.tray_index == len(self.trays) - 1
         first_with_full_zone = self._full_scan and s.placed == 0
-        if ((s.tokens == 0 or not self.kinds) and not first_with_full_zone
-                and (s.placed == self.limit - 1 or (last_tray and len(s.tray) == 1))):
+        if (s.tokens == 0 or not self.kinds) and not first_with_full_zone and self._ends_line(s):
             self._last_placement(s, points, line)
             return
         # Placements, those that complete a zone first (they raise the best soonest).
@@ -328,7 +330,7 @@ class CampaignSearch:
         # Stopping a clear pays only through a later placement: on the line's last one it scores
         # no more (clear points grow with the zones cleared), keeps no fewer tiles or pumpkins,
         # and costs tokens, so the placement that clears them all beats it.
-        ends = s.placed + 1 >= self.limit or (s.tray_index == len(self.trays) - 1 and len(s.tray) == 1)
+        ends = self._ends_line(s)
         can_prevent = can_remove and not ends
         # On the line's last placement a spend whose spot clears nothing scores the piece's cells
         # and costs tokens: a free spot of the piece that clears nothing scores the same, and the
@@ -355,7 +357,7 @@ class CampaignSearch:
                     cost = rot_cost + overlap.bit_count()
                     if cost > s.tokens or not self._spend_can_pay(bound, max(cost, 1)):
                         continue
-                    if skip_plain and cost and not self._completes((occupied & ~overlap) | spot.mask, spot.mask):
+                    if skip_plain and cost and not self._completes(occupied | spot.mask, spot.mask):
                         continue
                     lead: list[Move] = [TokenUse("rotate", piece=piece, turns=turns)] if turns else []
                     lead += [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(overlap)]

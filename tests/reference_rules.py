@@ -225,10 +225,10 @@ class RefGame:
                 else:
                     regions += 1
                 for r, c in zone:
-                    if self.grid[r][c] != "S":
+                    if grid[r][c] != "S":
                         to_clear.add((r, c))
         for r, c in to_clear:
-            self.grid[r][c] = "."
+            grid[r][c] = "."
         cleared = lines + regions > 0
         points = len(cells) * CELL_POINTS[self.variant] + clear_points(
             self.variant, lines, regions, self.run
