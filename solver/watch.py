@@ -47,15 +47,18 @@ def solve_cpsat(solver, model):
     handler of the caller's, a KeyboardInterrupt follows the solve).
 
     CP-SAT would otherwise catch SIGINT itself and stop as if its time had run out, which no
-    caller could tell apart. Here Python's handler stays; its low-level part writes the signal
-    to a wakeup socket that a helper thread watches. Off the main thread, or with no Python
-    SIGINT handler, CP-SAT keeps its own handling and only the watchers are ticked."""
+    caller could tell apart; and when its solve ends it sets SIGINT to the system default
+    rather than putting back the handler it replaced, so that after a solve in a server's
+    thread a Ctrl-C killed the process outright. So CP-SAT never handles SIGINT here. On the
+    main thread with a Python SIGINT handler, that handler's low-level part writes the signal
+    to a wakeup socket that a helper thread watches. Off the main thread (or with no Python
+    handler) Ctrl-C is left to the process's own handling, and only the watchers stop the
+    solve."""
     done = threading.Event()
     reader, writer = socket.socketpair()  # the wakeup fd, and how the helper hears the solve is done
     writer.setblocking(False)
     catch = threading.current_thread() is threading.main_thread() and callable(signal.getsignal(signal.SIGINT))
-    if catch:
-        solver.parameters.catch_sigint_signal = False
+    solver.parameters.catch_sigint_signal = False
 
     def watch_the_solve() -> None:
         while not done.is_set():

@@ -1,9 +1,11 @@
-"""Run-wide set-up: the memo directory the test workers share (``shared_memo``)."""
+"""Run-wide set-up: the memo directory the test workers share (``shared_memo``); and the
+``python_ctrl_c`` fixture."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 
 import pytest
@@ -24,3 +26,12 @@ def pytest_unconfigure(config):
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
         del os.environ[ENV]
+
+
+@pytest.fixture
+def python_ctrl_c():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test, as a command run from a shell
+    has it, whatever an earlier test in this worker left; the earlier handler afterwards."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

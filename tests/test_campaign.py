@@ -246,7 +246,7 @@ def test_search_status_without_nodes_shows_the_seconds():
 
 
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])
-def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag):
+def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag, python_ctrl_c):
     """Ctrl-C stops the search at its next clock check: the answer so far (a bound) is printed,
     a note goes to stderr, exit code 130, and the handler is put back."""
     import signal
@@ -269,7 +269,7 @@ def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag):
     assert signal.getsignal(signal.SIGINT) is handler
 
 
-def test_cli_solve_cpsat_ctrl_c_stops_the_solve(tmp_path):
+def test_cli_solve_cpsat_ctrl_c_stops_the_solve(tmp_path, python_ctrl_c):
     """CP-SAT catches SIGINT itself unless told not to, and stops as if its time had run out:
     Ctrl-C must stop it as it stops the search (exit 130, the note, a bound answer), and the
     SIGINT handler and wakeup fd are put back."""
@@ -311,7 +311,7 @@ def test_watchers_stop_a_cpsat_solve():
     assert 5 <= len(calls) and answer.seconds < 30  # stopped by the watcher, not the time limit
 
 
-def test_cli_verify_ctrl_c_gives_no_verdict_for_the_level_cut_short(tmp_path):
+def test_cli_verify_ctrl_c_gives_no_verdict_for_the_level_cut_short(tmp_path, python_ctrl_c):
     from solver import watch
 
     data = open_level_data()

@@ -272,7 +272,39 @@ def test_cli_cpsat_rescue_is_a_clear_error():
     assert "token" in result.output
 
 
-def test_cli_cpsat_ctrl_c_aborts_at_once():
+CPSAT_IN_A_THREAD = """
+import os, signal, threading, time
+from solver.board import Board
+from solver.tray_cpsat import cpsat_tray
+from solver.variants import find_variant
+thread = threading.Thread(target=cpsat_tray, args=(find_variant("halloween"), Board(), ["1x1", "1x2"], 0))
+thread.start()
+thread.join()
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(2)
+    print("no KeyboardInterrupt")
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+
+
+def test_a_cpsat_solve_off_the_main_thread_leaves_ctrl_c_to_python():
+    """CP-SAT, left to catch SIGINT, replaces the process's handler for its solve and then sets
+    the system default instead of putting the old one back: after a solve in a thread (a
+    server's request), Ctrl-C killed the process outright (exit -2) instead of raising
+    KeyboardInterrupt. Run in a process of its own, which that bug would kill."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", CPSAT_IN_A_THREAD], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "KeyboardInterrupt"), done.stderr
+
+
+def test_cli_cpsat_ctrl_c_aborts_at_once(python_ctrl_c):
     """CP-SAT catches SIGINT itself unless told not to, and stops as if its time had run out:
     Ctrl-C in ``tray --method cpsat`` then said "no proven answer within 30 s" (exit 2), as if
     the time limit had passed. It stops the command as Ctrl-C does any other (exit 130, saying
