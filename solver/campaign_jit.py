@@ -533,7 +533,11 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, d, n_pend, s
                                    cover_hi)
         cb_lo, cb_hi = _completing(gb, fb_lo, fb_hi, e_lo, e_hi, every, zone_lo, zone_hi, piece_size, cover_lo,
                                    cover_hi)
-        for j in range(n_pend):
+        # the last rows first: a child's pumpkins follow its pending placements, and the test fails
+        # sooner on them (3.3 s to 3.0 s on 5-tray benchmark level 19; in the order of the rows,
+        # or the item with the fullest zone first, it did not)
+        for jj in range(n_pend):
+            j = n_pend - 1 - jj
             if (pend_must[d, j] == 1 or strict) and not _usable_by_two(
                     ga, gb, fa_lo, fa_hi, fb_lo, fb_hi, ca_lo, ca_hi, cb_lo, cb_hi, f_lo, f_hi, st_lo, st_hi,
                     pend_zones[d, j], zone_lo, zone_hi, zone_region, piece_size, offs, offs_n,
