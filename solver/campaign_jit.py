@@ -872,7 +872,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     the last ancestor that did; in between it keeps its parent's, which bounds every line
     through the parent, this node's included (on the benchmark the bound prunes so little that
     computing it at every node cost more than the nodes it saved). ``run_margin``: see
-    ``run_margin`` (-1: a state with a longer run is never pruned by one with a shorter).
+    ``run_margin`` (-1: a state with a longer run is never pruned by one with a shorter; -2:
+    the run in the key, each its own entry).
 
     Returns (status, best, nodes, best path codes piece * 1024 + spot, the slot pieces those
     placements came from (a rotated piece differs from its shape), the tiles removed before each,
@@ -1044,12 +1045,12 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     depth -= 1
                     continue
                 UB[depth] = ub
-                # tray index < 2^16 (checked by the caller), tray slots < 2^8, tokens < 2^8; the run is
+                # tray index < 2^16 (checked by the caller), tray slots < 2^8, tokens < 2^8; the run (< 2^26) is
                 # not in the key but in the entry (word 6): a state reached again with a run no longer
                 # and no more points is pruned (a longer run scores no less on every line); with a
                 # longer run, when it has at least ``run_margin`` fewer points
-                meta = np.uint64(t_idx | (left << 16) | (TC[depth] << 50)
-                                 | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
+                meta = np.uint64(t_idx | (left << 16) | ((Run[depth] if run_margin == -2 else 0) << 24)
+                                 | (TC[depth] << 50) | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
                 h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
                 pruned = False
                 slot_h = -1
@@ -1530,14 +1531,18 @@ class CompiledSearch:
     With ``spend`` it also spends rotate and remove tokens (the whole search of a level with no
     reserve to redeal from); without, unspent tokens are only their end bonus. ``final_rule``
     False turns off the pending-placement pruning of the final tray (for the tests that hold
-    it to the search without); ``bound_every`` 1 computes the bound at every node.
+    it to the search without); ``bound_every`` 1 computes the bound at every node; ``margin``
+    replaces ``run_margin(variant)`` (-2: the streak run in the table's key, as before the run
+    moved to the entry).
     """
 
     def __init__(self, level: Level, spend: bool = False, final_rule: bool = True,
-                 bound_every: int | None = None) -> None:
+                 bound_every: int | None = None, margin: int | None = None) -> None:
         variant = level.variant
         self.level = level
         self.final_rule = final_rule
+        # -2: the run back in the table's key (each run its own entry), for the tests
+        self.margin = run_margin(variant) if margin is None else margin
         self.bound_every = BOUND_EVERY if bound_every is None else bound_every
         self.tables = _Tables(level)
         kinds = variant.token_kinds if spend else frozenset()
@@ -1594,7 +1599,7 @@ class CompiledSearch:
                 0, none if best0 is None else best0,
                 (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
                 start, self.tt, self.tt_used, self.tok_kinds, variant.token_bonus, tb.rot_n, tb.rot_g,
-                tb.cell_zones, self.final_rule, self.bound_every, run_margin(variant),
+                tb.cell_zones, self.final_rule, self.bound_every, self.margin,
             )
         finally:
             watch.in_compiled -= 1
@@ -1642,7 +1647,7 @@ def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
            target: int | None, **options) -> tuple[int, int | None, int, list[Move] | None]:
     """Run the compiled search on a level with no reserve to redeal from (its tokens, if any,
     rotate and remove): (status, best final score or None, nodes, best line or None).
-    ``options`` go to ``CompiledSearch`` (``final_rule``, ``bound_every``: for the tests).
+    ``options`` go to ``CompiledSearch`` (``final_rule``, ``bound_every``, ``margin``: for the tests).
 
     The best line is None when nothing beat ``best0`` (the caller's hint holds it).
     """
