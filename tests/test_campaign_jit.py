@@ -168,6 +168,16 @@ def test_the_run_kept_in_the_table_entry_keeps_every_answer():
     assert checked >= 290 and lost > 0
 
 
+def test_run_margin_follows_the_streak_rules():
+    """RULES.md §1: Halloween's streak is +5 on a clear after a clear (runs 0 and 1 alone
+    differ, by that bonus on one placement); Arabic has no streak run (its flow bonus is per
+    turn, in the key); Sudoku's multiplier grows with the run along every clear in a row, so no
+    fixed margin bounds it."""
+    from solver.campaign_jit import run_margin
+
+    assert [run_margin(find_variant(name)) for name in ("halloween", "arabic", "sudoku")] == [5, 0, -1]
+
+
 def test_bound_schedule_keeps_every_answer():
     """The bound computed at every node, at every second placement (the default, which the
     tests above hold to the reference) and at the root only: the same best on 240 seeded dense
