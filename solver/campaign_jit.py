@@ -132,9 +132,13 @@ def _tick(nodes, best) -> bool:
     return watch.tick(int(nodes), None if best <= -(1 << 60) else int(best))
 
 
+NO_MARGIN = -1  # run_margin: no fixed amount bounds what a longer run adds
+RUN_IN_KEY = -2  # a margin the tests pass: the run in the table's key, each run its own entry (as before)
+
+
 def run_margin(variant) -> int:
     """How many points more a line can score from a state with a longer streak run than from the
-    same state with a shorter one, or -1 when no fixed amount bounds it.
+    same state with a shorter one, or ``NO_MARGIN`` when no fixed amount bounds it.
 
     A longer run never scores less on a line (clear points grow with the run, and the runs
     after a placement stay at least as long). Where the rules tell only runs 0 and 1 apart
@@ -148,7 +152,7 @@ def run_margin(variant) -> int:
         every = range(len(variant.zones) + 1)
         return max(variant.clear_points(lines, regions, 1) - variant.clear_points(lines, regions, 0)
                    for lines in every for regions in every)
-    return -1
+    return NO_MARGIN
 
 
 def run_key_cap(variant) -> int:
@@ -872,8 +876,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     the last ancestor that did; in between it keeps its parent's, which bounds every line
     through the parent, this node's included (on the benchmark the bound prunes so little that
     computing it at every node cost more than the nodes it saved). ``run_margin``: see
-    ``run_margin`` (-1: a state with a longer run is never pruned by one with a shorter; -2:
-    the run in the key, each its own entry).
+    ``run_margin`` (``NO_MARGIN``: a state with a longer run is never pruned by one with a
+    shorter; ``RUN_IN_KEY``: the run in the key, each its own entry).
 
     Returns (status, best, nodes, best path codes piece * 1024 + spot, the slot pieces those
     placements came from (a rotated piece differs from its shape), the tiles removed before each,
@@ -1045,11 +1049,9 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     depth -= 1
                     continue
                 UB[depth] = ub
-                # tray index < 2^16 (checked by the caller), tray slots < 2^8, tokens < 2^8; the run (< 2^26) is
-                # not in the key but in the entry (word 6): a state reached again with a run no longer
-                # and no more points is pruned (a longer run scores no less on every line); with a
-                # longer run, when it has at least ``run_margin`` fewer points
-                meta = np.uint64(t_idx | (left << 16) | ((Run[depth] if run_margin == -2 else 0) << 24)
+                # tray index < 2^16 (checked by the caller), tray slots < 2^8, tokens < 2^8; the run
+                # (< 2^26) is in the entry, word 6, not the key (the module docstring)
+                meta = np.uint64(t_idx | (left << 16) | ((Run[depth] if run_margin == RUN_IN_KEY else 0) << 24)
                                  | (TC[depth] << 50) | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
                 h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
                 pruned = False
@@ -1532,8 +1534,8 @@ class CompiledSearch:
     reserve to redeal from); without, unspent tokens are only their end bonus. ``final_rule``
     False turns off the pending-placement pruning of the final tray (for the tests that hold
     it to the search without); ``bound_every`` 1 computes the bound at every node; ``margin``
-    replaces ``run_margin(variant)`` (-2: the streak run in the table's key, as before the run
-    moved to the entry).
+    replaces ``run_margin(variant)`` (``RUN_IN_KEY``: the streak run in the table's key, as
+    before the run moved to the entry).
     """
 
     def __init__(self, level: Level, spend: bool = False, final_rule: bool = True,
@@ -1541,7 +1543,6 @@ class CompiledSearch:
         variant = level.variant
         self.level = level
         self.final_rule = final_rule
-        # -2: the run back in the table's key (each run its own entry), for the tests
         self.margin = run_margin(variant) if margin is None else margin
         self.bound_every = BOUND_EVERY if bound_every is None else bound_every
         self.tables = _Tables(level)
