@@ -69,16 +69,15 @@ def completions_bound(variant: Variant, filled: Bitboard, stones: Bitboard, cell
     count = 0
     for zones, refill in _families(variant, stones):
         budget = cells
-        costs = sorted((z & ~occupied).bit_count() for z in zones)
         done = 0
-        for cost in costs:
-            if cost > budget:
+        # First completions cheaper than a refill, cheapest first; every completion after them
+        # (a first one or a zone again) costs at least the refill.
+        for cost in sorted((z & ~occupied).bit_count() for z in zones):
+            if cost >= refill or cost > budget:
                 break
             budget -= cost
             done += 1
-        if done == len(costs):
-            done += budget // refill
-        count += done
+        count += done + budget // refill
     return count
 
 

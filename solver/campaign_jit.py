@@ -223,17 +223,16 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
             for a in range(m):
                 z = fam_zone[fam, a]
                 costs_buf[_pop64(zone_lo[z] & ~occ_lo) + _pop64(zone_hi[z] & ~occ_hi)] += 1
+            refill = fam_refill[fam]
             budget = cells
             done = costs_buf[0]
-            for c in range(1, 11):
+            for c in range(1, min(refill, 11)):  # then every completion costs a refill or more
                 k = min(costs_buf[c], budget // c)
                 done += k
                 budget -= k * c
                 if k < costs_buf[c]:
                     break
-            if done == m:
-                done += budget // fam_refill[fam]
-            completions += done
+            completions += done + budget // refill
         if completions > 0:
             if full_scan:
                 extra = 0

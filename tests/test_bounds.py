@@ -106,6 +106,72 @@ def test_clears_empty_at_least_the_event_cost_and_stay_within_the_bounds(name):
     assert checked >= 250 and multi >= 5
 
 
+
+def _stony_board(rng: random.Random, variant) -> Board:
+    """A board where a few zones hold many stones (so refilling one after its clear costs few
+    cells), their other cells partly filled, and sparse tiles elsewhere."""
+    stones = filled = 0
+    for zone in rng.sample(variant.zones, rng.randint(1, 3)):
+        cells = [c for c in range(100) if zone >> c & 1]
+        rng.shuffle(cells)
+        k = rng.randint(4, 9)
+        stones |= sum(1 << c for c in cells[:k])
+        filled |= sum(1 << c for c in cells[k:] if rng.random() < 0.5)
+    filled |= sum(1 << c for c in range(100) if rng.random() < 0.1)
+    filled &= ~stones
+    for zone in variant.zones:  # no zone starts complete
+        if (filled | stones) & zone == zone and zone & filled:
+            filled &= ~(zone & filled & -(zone & filled))
+    return Board(filled, stones, 0)
+
+
+def _refill_cheapest(variant, game: Game, piece: str):
+    """A spot for ``piece`` that completes a zone, else one inside the zone closest to complete."""
+    occupied = game.board.occupied
+    fits = [s for s in placements(piece) if not s.mask & occupied]
+    if not fits:
+        return None
+    def missing(spot):
+        after = occupied | spot.mask
+        gaps = [(z & ~after).bit_count() for z in variant.zones if z & spot.mask]
+        return min(gaps) if gaps else 99
+    return min(fits, key=missing)
+
+
+@pytest.mark.parametrize("name", ("halloween", "arabic", "sudoku"))
+def test_zones_completed_again_and_again_stay_within_the_bounds(name):
+    """Zones of many stones refill in a few cells after each clear, so small pieces complete
+    them again and again (a row of eight stones: once per two cells), sooner than other zones
+    complete once. Played through the engine, the completions and clear points of every prefix
+    of the line stay within ``completions_bound`` and ``clear_points_bound``."""
+    variant = find_variant(name)
+    again = 0
+    for seed in range(200):
+        rng = random.Random(f"refill-{name}-{seed}")
+        board = _stony_board(rng, variant)
+        game = Game(variant, board)
+        pieces = [rng.choice(("1x1", "1x1", "1x2", "2x1")) for _ in range(rng.randint(3, 12))]
+        placed: list[str] = []
+        completions = gained = 0
+        cleared = {}
+        for piece in pieces:
+            spot = _refill_cheapest(variant, game, piece)
+            if spot is None:
+                break
+            full = [z for z in variant.zones if (game.board.occupied | spot.mask) & z == z]
+            result = game.apply(Placement(piece, spot.row, spot.col))
+            placed.append(piece)
+            completions += result.lines + result.regions
+            gained += result.points - result.turn_bonus - get_piece(piece).size * variant.cell_points
+            for z in full:
+                cleared[z] = cleared.get(z, 0) + 1
+            cells = sum(get_piece(p).size for p in placed)
+            assert completions <= completions_bound(variant, board.filled, board.stones, cells), f"seed {seed}"
+            assert gained <= clear_points_bound(variant, board.filled, board.stones, placed, 0), f"seed {seed}"
+        again += any(n >= 2 for n in cleared.values())
+    assert again >= 100  # most lines complete some zone more than once
+
+
 def test_reachable_pieces_stop_at_the_tray_the_limit_falls_in():
     trays = [("1x1", "2x2", "3x3"), ("1x2", "1x3", "1x4"), ("X5", "T4-n", "L3-nw")]
     # 2 placements left in the current tray's 3: that tray alone, and it cannot end

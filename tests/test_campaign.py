@@ -81,6 +81,22 @@ def test_halloween_streak_across_trays():
         assert (answer.solvable, answer.best_score, answer.proof) == (True, 27, "optimal")
 
 
+
+def test_a_row_of_stones_clears_again_every_second_cell():
+    # Row 0 holds eight stones and a tile at (0,8); (0,9) is empty. Five 1x1: (0,9) clears the
+    # row (1 + 10), which empties (0,8) and (0,9); (0,8) then scores 1 and (0,9) clears it
+    # again (1 + 10, no streak: the placement before cleared nothing); then 1, then 1 + 10.
+    # Best 5 cells + 3 clears = 35; no column can complete (each misses nine cells). An upper
+    # bound that let a zone complete again only after every zone of its family had completed
+    # once cut this line off and claimed 23 optimal.
+    board = ["SSSSSSSS#."] + [EMPTY] * 9
+    data = level_data(board=board, trays=[["1x1"] * 3, ["1x1"] * 2], goals=[{"score": 1}], limit=5)
+    level, search, cpsat = both(data)
+    for answer in (search, cpsat, solve_level(level, time_limit=20, compiled=False)):
+        assert (answer.solvable, answer.best_score, answer.proof) == (True, 35, "optimal")
+        assert play_solution(level, answer.best_line).score == 35
+
+
 def test_removal_enables_the_only_placement():
     # Stones everywhere but (0,0) empty and a tile at (0,1). The 1x2 fits only after the
     # tile is removed (1 token); it then completes row 0 and columns 0 and 1: Arabic 3 zones
