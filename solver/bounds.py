@@ -7,8 +7,10 @@ have missing counts summing to at most ``k * cells to place``; a zone
 completing again after a clear needs at least its non-stone cells once more.
 Clears only ever raise missing counts, so today's counts are the cheapest.
 The points for ``K`` completions spread over placements are largest when
-concentrated (every variant's clear points are convex in the zone count),
-so they fill the placements able to complete the most zones first.
+concentrated, up to the zone count past which a placement's points grow no
+more (Arabic pays four zones' points for more): below it every variant's
+clear points are convex in the zone count. So they fill the placements able
+to complete the most zones first, each with at most that many.
 
 A second budget caps the big clears (``events_bound``, variants whose zones
 are rows and columns): a placement clearing ``n`` zones at once empties
@@ -133,19 +135,43 @@ def clear_points_bound(
                               filled.bit_count() + cells)
     else:
         capped = None
-    best_run = run + count  # the largest streak any placement here can carry
-    most = len(variant.zones)  # one placement completes at most every zone
+    total = concentrated_points(variant, caps, completions, run + count)  # the largest streak
+    return total if capped is None else min(total, capped)
+
+
+def _event_points(variant: Variant, zones: int, run: int) -> int:
+    """Clear points of one placement completing ``zones`` zones, the kind that pays most."""
+    if variant.regions:
+        return variant.clear_points(0, zones, run)  # a lone region pays more than a lone line
+    return variant.clear_points(zones, 0, run)
+
+
+@lru_cache(maxsize=None)
+def paying_zones(variant: Variant, run: int) -> int:
+    """The zone count past which one placement's clear points grow no more (Arabic pays 4
+    zones' points for more; the others grow up to every zone)."""
+    most = len(variant.zones)
+    top = _event_points(variant, most, run)
+    n = most
+    while n > 0 and _event_points(variant, n - 1, run) == top:
+        n -= 1
+    return n
+
+
+def concentrated_points(variant: Variant, caps: Sequence[int], completions: int, run: int) -> int:
+    """Most clear points of ``completions`` zone completions spread over placements that can
+    complete ``caps`` zones each, at streak ``run``: the largest caps filled first, each with
+    at most ``paying_zones``. Exact, because every variant's points are convex in the zone
+    count up to there (the tests check both against every spread)."""
+    most = paying_zones(variant, run)
     total = 0
-    for cap in caps:
+    for cap in sorted(caps, reverse=True):
         if completions <= 0:
             break
         z = min(cap, completions, most)
         completions -= z
-        if variant.regions:
-            total += variant.clear_points(0, z, best_run)  # a lone region pays more than a lone line
-        else:
-            total += variant.clear_points(z, 0, best_run)
-    return total if capped is None else min(total, capped)
+        total += _event_points(variant, z, run)
+    return total
 
 
 # --- the emptied-cells budget ---------------------------------------------

@@ -244,10 +244,21 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
                 extra = 0
             best_run = run + count
             completions_all = completions
+            # bounds.paying_zones: past this many zones a placement's points grow no more
+            if has_regions:
+                top = pts[0, n_zones, best_run]
+                most = n_zones
+                while most > 0 and pts[0, most - 1, best_run] == top:
+                    most -= 1
+            else:
+                top = pts[n_zones, 0, best_run]
+                most = n_zones
+                while most > 0 and pts[most - 1, 0, best_run] == top:
+                    most -= 1
             for a in range(count):
                 if completions <= 0:
                     break
-                z = min(rem_caps[t_idx, left_mask, a] + (extra if a == 0 else 0), completions, n_zones)
+                z = min(rem_caps[t_idx, left_mask, a] + (extra if a == 0 else 0), completions, most)
                 completions -= z
                 if has_regions:
                     clears += pts[0, z, best_run]

@@ -17,8 +17,8 @@ import random
 import pytest
 
 from solver.board import Board
-from solver.bounds import (clear_points_bound, completions_bound, event_costs, events_bound, reachable_pieces,
-                           zones_per_piece)
+from solver.bounds import (clear_points_bound, completions_bound, concentrated_points, event_costs, events_bound,
+                           paying_zones, reachable_pieces, zones_per_piece)
 from solver.deals import RandomDeals
 from solver.engine import Game, settle
 from solver.moves import Placement
@@ -170,6 +170,34 @@ def test_zones_completed_again_and_again_stay_within_the_bounds(name):
             assert gained <= clear_points_bound(variant, board.filled, board.stones, placed, 0), f"seed {seed}"
         again += any(n >= 2 for n in cleared.values())
     assert again >= 100  # most lines complete some zone more than once
+
+
+
+@pytest.mark.parametrize("name", ("halloween", "arabic", "sudoku"))
+def test_concentrated_points_is_the_best_spread_of_completions(name):
+    """Against every spread of the completions over the placements (each within its cap, any
+    mix of lines and regions): the bound's spread, largest caps first, is the best one. Arabic
+    pays 4 zones' points for more, so there a cap of 6 must not take 6 of 8 completions."""
+    variant = find_variant(name)
+    most = len(variant.zones)
+    rng = random.Random(f"spread-{name}")
+
+    def event(z, run):
+        return max(variant.clear_points(lines, z - lines, run) for lines in range(z + 1)
+                   if lines <= len(variant.lines) and z - lines <= len(variant.regions))
+
+    for _ in range(300):
+        caps = [rng.randint(1, 8) for _ in range(rng.randint(1, 4))]
+        completions = rng.randint(0, sum(caps) + 2)
+        run = rng.choice((0, 1, 2, 5))
+        best = max(sum(event(z, run) for z in spread)
+                   for spread in itertools.product(*(range(min(c, most) + 1) for c in caps))
+                   if sum(spread) <= completions)
+        assert concentrated_points(variant, caps, completions, run) == best, (caps, completions, run)
+    # RULES.md: Arabic pays 1,200 for four zones and for more; the others grow to every zone.
+    assert paying_zones(variant, 1) == {"arabic": 4}.get(name, most)
+    if name == "arabic":  # two placements of four zones beat six and two
+        assert concentrated_points(variant, [6, 6], 8, 0) == 2400
 
 
 def test_reachable_pieces_stop_at_the_tray_the_limit_falls_in():
