@@ -1,10 +1,11 @@
 """More of ``test_campaign_reference``'s tiny levels than the suite runs: the campaign solvers
 against the brute force on the reference rules, seed by seed.
 
-    .venv/bin/python tests/fuzz_reference.py [--start 400] [--end 4400] [--cpsat] [--cap 5] [--reserve]
+    .venv/bin/python tests/fuzz_reference.py [--start 400] [--end 4400] [--cpsat] [--cap 5] [--reserve | --stony]
 
 ``--reserve``: the levels with a reserve to redeal from (``reserve_level``; the search only, as
-CP-SAT does not model the draws).
+CP-SAT does not model the draws). ``--stony``: strips of open cells on boards of stones
+(``stony_level``; the suite runs seeds 0-1199).
 
 Prints each mismatch as it is found, a progress line every 200 seeds, and a summary; levels
 whose brute force takes longer than ``--cap`` seconds are skipped and counted. Exit 1 on any
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from level_reference import reference_best  # noqa: E402
-from test_campaign_reference import check, reserve_level, tiny_level  # noqa: E402
+from test_campaign_reference import check, reserve_level, stony_level, tiny_level  # noqa: E402
 
 from solver.campaign import solve_level  # noqa: E402
 from solver.campaign_cpsat import solve_level_cpsat  # noqa: E402
@@ -44,11 +45,13 @@ def main() -> int:
     parser.add_argument("--end", type=int, default=4400)
     parser.add_argument("--cpsat", action="store_true", help="check CP-SAT as well as the search")
     parser.add_argument("--cap", type=int, default=5, help="seconds allowed to the brute force")
-    parser.add_argument("--reserve", action="store_true", help="levels with a reserve and a redeal token")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--reserve", action="store_true", help="levels with a reserve and a redeal token")
+    kind.add_argument("--stony", action="store_true", help="strips of open cells on boards of stones")
     args = parser.parse_args()
     if args.reserve and args.cpsat:
         parser.error("--cpsat: CP-SAT proves nothing on levels with a reserve")
-    make = reserve_level if args.reserve else tiny_level
+    make = reserve_level if args.reserve else stony_level if args.stony else tiny_level
     solvers = [solve_level] + ([solve_level_cpsat] if args.cpsat else [])
     signal.signal(signal.SIGALRM, _alarm)
     checked = skipped = bad = 0
