@@ -192,6 +192,13 @@ def _tt_victim(tt, h, tt_mask):
     return victim
 
 
+@nb.njit(cache=True, inline="always")
+def _event_points(pts, zones, run, has_regions):
+    """``bounds._event_points``: one placement's clear points for ``zones`` zones, the kind
+    that pays most."""
+    return pts[0, zones, run] if has_regions else pts[zones, 0, run]
+
+
 @_borrowing
 def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, placed, full_scan,
            limit, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from, fam_zone, fam_count, fam_refill,
@@ -245,25 +252,16 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
             best_run = run + count
             completions_all = completions
             # bounds.paying_zones: past this many zones a placement's points grow no more
-            if has_regions:
-                top = pts[0, n_zones, best_run]
-                most = n_zones
-                while most > 0 and pts[0, most - 1, best_run] == top:
-                    most -= 1
-            else:
-                top = pts[n_zones, 0, best_run]
-                most = n_zones
-                while most > 0 and pts[most - 1, 0, best_run] == top:
-                    most -= 1
+            top = _event_points(pts, n_zones, best_run, has_regions)
+            most = n_zones
+            while most > 0 and _event_points(pts, most - 1, best_run, has_regions) == top:
+                most -= 1
             for a in range(count):
                 if completions <= 0:
                     break
                 z = min(rem_caps[t_idx, left_mask, a] + (extra if a == 0 else 0), completions, most)
                 completions -= z
-                if has_regions:
-                    clears += pts[0, z, best_run]
-                else:
-                    clears += pts[z, 0, best_run]
+                clears += _event_points(pts, z, best_run, has_regions)
             if not full_scan and t_idx >= ev_from:
                 table = ev[t_idx - ev_from, left_mask]
                 capped = table[min(completions_all, table.shape[0] - 1),
