@@ -127,15 +127,17 @@ def clear_points_bound(
     if completions == 0:
         return 0
     caps = sorted((zones_per_piece(variant, p) for p in pieces), reverse=True)[:count]
+    best_run = run + count  # the largest streak any placement here can carry
     if full_scan:
+        # The first placement, of any of the pieces, also clears the zones complete now. Where
+        # points stop growing (Arabic) the best piece to carry them need not be the largest.
         occupied = filled | stones
-        caps[0] += sum(1 for z in variant.zones if occupied & z == z and z & ~stones)
-    if not full_scan:  # the table allows any of these pieces to clear nothing, so fewer may be placed
-        capped = events_bound(variant, tuple(caps), stones.bit_count(), completions,
-                              filled.bit_count() + cells)
-    else:
-        capped = None
-    total = concentrated_points(variant, caps, completions, run + count)  # the largest streak
+        extra = sum(1 for z in variant.zones if occupied & z == z and z & ~stones)
+        return max(concentrated_points(variant, caps[:i] + [cap + extra] + caps[i + 1:], completions, best_run)
+                   for i, cap in enumerate(caps))
+    total = concentrated_points(variant, caps, completions, best_run)
+    # the table allows any of these pieces to clear nothing, so fewer may be placed
+    capped = events_bound(variant, tuple(caps), stones.bit_count(), completions, filled.bit_count() + cells)
     return total if capped is None else min(total, capped)
 
 

@@ -199,6 +199,31 @@ def _event_points(pts, zones, run, has_regions):
     return pts[0, zones, run] if has_regions else pts[zones, 0, run]
 
 
+@nb.njit(cache=True, inline="always")
+def _spread(caps, count, first, extra, completions, most, pts, run, has_regions):
+    """``bounds.concentrated_points`` over the ``count`` caps (largest first) with ``extra`` more
+    on ``caps[first]``."""
+    boosted = min(caps[first] + extra, most)
+    pending = True  # the boosted cap, taken in its place in the order
+    total = 0
+    for a in range(count + 1):
+        if completions <= 0:
+            break
+        if a < count and a == first:
+            continue
+        cap = min(caps[a], most) if a < count else -1
+        if pending and boosted >= cap:
+            pending = False
+            z = min(boosted, completions)
+            completions -= z
+            total += _event_points(pts, z, run, has_regions)
+        if a < count and completions > 0:
+            z = min(cap, completions)
+            completions -= z
+            total += _event_points(pts, z, run, has_regions)
+    return total
+
+
 @_borrowing
 def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, placed, full_scan,
            limit, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from, fam_zone, fam_count, fam_refill,
@@ -256,12 +281,13 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
             most = n_zones
             while most > 0 and _event_points(pts, most - 1, best_run, has_regions) == top:
                 most -= 1
-            for a in range(count):
-                if completions <= 0:
-                    break
-                z = min(rem_caps[t_idx, left_mask, a] + (extra if a == 0 else 0), completions, most)
-                completions -= z
-                clears += _event_points(pts, z, best_run, has_regions)
+            caps = rem_caps[t_idx, left_mask]
+            # with zones complete now, the first placement (any piece: bounds.clear_points_bound)
+            # clears them too
+            for first in range(count if extra > 0 else 1):
+                if first == 0 or caps[first] != caps[first - 1]:
+                    clears = max(clears, _spread(caps, count, first, extra, completions, most, pts, best_run,
+                                                 has_regions))
             if not full_scan and t_idx >= ev_from:
                 table = ev[t_idx - ev_from, left_mask]
                 capped = table[min(completions_all, table.shape[0] - 1),

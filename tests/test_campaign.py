@@ -97,6 +97,25 @@ def test_a_row_of_stones_clears_again_every_second_cell():
         assert play_solution(level, answer.best_line).score == 35
 
 
+
+def test_a_small_first_piece_carries_the_zones_complete_at_the_start():
+    # Arabic. Columns 0, 1, 5, 7 and 8 are complete at the start (tiles and stones in rows 0-2,
+    # stones below), so the first placement clears them wherever it goes. Best: remove the
+    # tile at (2,3) (the one token), then the 1x1 at (0,3): 1 + 1,200 (five zones pay as four;
+    # column 3, with its gap, does not complete), then the 1x3 at (2,2): 3 + 600 (columns 2, 3
+    # and 4) = 1,804. Without the removal the 1x1 also clears column 3, and the 1x3 then
+    # completes only columns 2 and 4: 1 + 1,200 + 3 + 300 + 100 for the kept token = 1,604.
+    # A bound that gave the complete zones to the largest piece (the 1x3, four zones of its
+    # own) counted 1,200 + 300 and cut the removal off.
+    board = ["SS#.#####.", "######.##.", "##.#.#####"] + [STONES] * 7
+    data = level_data("arabic", "standard", board, [["1x1", "1x3"]], [{"score": 150}], limit=2, tokens=1)
+    level, search, cpsat = both(data)
+    for answer in (search, cpsat, solve_level(level, time_limit=20, compiled=False)):
+        assert (answer.solvable, answer.best_score, answer.proof) == (True, 1804, "optimal")
+        assert answer.best_line == [TokenUse("remove", row=2, col=3), Placement("1x1", 0, 3), Placement("1x3", 2, 2)]
+        assert play_solution(level, answer.best_line).score == 1804
+
+
 def test_removal_enables_the_only_placement():
     # Stones everywhere but (0,0) empty and a tile at (0,1). The 1x2 fits only after the
     # tile is removed (1 token); it then completes row 0 and columns 0 and 1: Arabic 3 zones
