@@ -97,7 +97,7 @@ import numpy as np
 from . import watch
 from .bitboard import BB_ALL
 from .bounds import (_families, add_events, completions_bound, event_costs, events_limits,
-                     reachable_pieces, zones_per_piece)
+                     paying_zones, reachable_pieces, zones_per_piece)
 from .engine import has_complete_zone
 from .enumerate_jit import split, zone_tables
 from .evaluate_jit import _pop64
@@ -227,7 +227,7 @@ def _spread(caps, count, first, extra, completions, most, pts, run, has_regions)
 @_borrowing
 def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, placed, full_scan,
            limit, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from, fam_zone, fam_count, fam_refill,
-           zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, bonus_const,
+           zone_lo, zone_hi, zone_region, has_regions, pts, paying, cell_points, flow_bonus, bonus_const,
            costs_buf):
     """``CampaignSearch._upper_bound`` for a state without tokens (see solver/bounds.py).
 
@@ -236,7 +236,6 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
     the trays that can still end); ``ev[t - ev_from, left]``: their emptied-budget table
     (``bounds.events_bound``).
     """
-    n_zones = pts.shape[0] - 1  # one placement completes at most every zone
     trays_ending = rem_ends[t_idx, left_mask]
     n = rem_n[t_idx, left_mask]
     count = min(n, limit - placed)
@@ -276,11 +275,7 @@ def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, pl
                 extra = 0
             best_run = run + count
             completions_all = completions
-            # bounds.paying_zones: past this many zones a placement's points grow no more
-            top = _event_points(pts, n_zones, best_run, has_regions)
-            most = n_zones
-            while most > 0 and _event_points(pts, most - 1, best_run, has_regions) == top:
-                most -= 1
+            most = paying[best_run]  # past this many zones a placement's points grow no more
             caps = rem_caps[t_idx, left_mask]
             # with zones complete now, the first placement (any piece: bounds.clear_points_bound)
             # clears them too
@@ -895,7 +890,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             tray_len, tray_piece, tray_group, piece_size, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from,
             spot_lo, spot_hi,
             spot_touch, spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count,
-            fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus, run_cap,
+            fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, paying, cell_points, flow_bonus, run_cap,
             bonus_const, best0, target, node_limit, deadline, tt_bits, start, tt, tt_used,
             tok_kinds, token_bonus, rot_n, rot_g, cell_zones, final_rule, bound_every, run_margin):
     """Search from the state ``start`` = (tray index, unplaced slots, run, turn cleared, previous
@@ -1077,8 +1072,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     ub = min(inherited, _bound(
                         f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx, left, placed,
                         full_scan, limit, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from, fam_zone, fam_count,
-                        fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, cell_points, flow_bonus,
-                        bonus, costs_buf))
+                        fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, paying, cell_points,
+                        flow_bonus, bonus, costs_buf))
                 if best > -(1 << 60) and ub <= best:
                     depth -= 1
                     continue
@@ -1407,6 +1402,7 @@ class _Tables:
                                    np.uint64)
         runs = 2 * sum(len(t) for t in trays) + 2  # a streak run plus the pieces left
         self.pts = _points_table(variant, runs)
+        self.paying = np.array([paying_zones(variant, run) for run in range(runs)], np.int64)
 
     def _anchor_tables(self, ids) -> None:
         """Per piece: its cells as offsets from the anchor (the top-left cell of its box), the
@@ -1630,7 +1626,8 @@ class CompiledSearch:
                 tb.spot_hi,
                 tb.spot_touch, tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
                 tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
-                bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus, run_key_cap(variant),
+                bool(variant.regions), tb.pts, tb.paying, variant.cell_points, variant.flow_bonus,
+                run_key_cap(variant),
                 0, none if best0 is None else best0,
                 (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
                 start, self.tt, self.tt_used, self.tok_kinds, variant.token_bonus, tb.rot_n, tb.rot_g,
@@ -1705,7 +1702,7 @@ def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: 
                       int(turn_cleared), int(prev_turn_cleared), tray_index, left_mask, placed, full_scan,
                       level.limit, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.rem_ends, tb.ev, tb.ev_from, tb.fam_zone,
                       tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
-                      bool(variant.regions), tb.pts, variant.cell_points, variant.flow_bonus,
+                      bool(variant.regions), tb.pts, tb.paying, variant.cell_points, variant.flow_bonus,
                       level.tokens * variant.token_bonus, np.zeros(16, np.int64)))
 
 
