@@ -75,13 +75,19 @@ def random_board(rng: random.Random, variant: str) -> str:
     return ref.grid_text(grid)
 
 
-def _would_clear(grid, piece, row, col, through) -> bool:
+def _would_clear(piece, row, col, through, gaps) -> bool:
+    """Whether the placement fills the last gaps of a zone through its cells; ``gaps`` holds
+    each zone's empty cells on the grid (``_gaps``: worked out once per move, not per spot)."""
     cells = {(row + dr, col + dc) for dr, dc in ref.piece_cells(piece)}
     for cell in cells:
         for zone in through[cell]:
-            if all(grid[r][c] != "." or (r, c) in cells for r, c in zone):
+            if gaps[id(zone)] <= cells:
                 return True
     return False
+
+
+def _gaps(grid, variant) -> dict[int, set]:
+    return {id(zone): {(r, c) for r, c in zone if grid[r][c] == "."} for zone in _zone_cells(variant)}
 
 
 def random_moves(rng: random.Random, variant: str, board: str, count: int) -> list[dict]:
@@ -96,12 +102,13 @@ def random_moves(rng: random.Random, variant: str, board: str, count: int) -> li
             pieces.insert(0, rng.choice(CUSTOM_PIECES))
         want_clear = rng.random() < 0.6
         chosen = None
+        gaps = _gaps(game.grid, variant) if want_clear else None
         for piece in pieces:
             spots = ref.fitting_spots(game.grid, piece)
             if not spots:
                 continue
             if want_clear:
-                clearing = [s for s in spots if _would_clear(game.grid, piece, *s, through)]
+                clearing = [s for s in spots if _would_clear(piece, *s, through, gaps)]
                 if not clearing:
                     if chosen is None:
                         chosen = (piece, rng.choice(spots))
