@@ -3,14 +3,21 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
 import tempfile
 
 import pytest
+import typer.testing
 
 from shared_memo import ENV
+
+# typer's CliRunner builds the click command from the app's annotations at every invoke (about
+# 60 ms, most of a small command's run): the app does not change during a run, and the
+# ``tenfold`` script builds it once a process too, so the tests build it once as well.
+typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 MEMO_DIR = pytest.StashKey[str]()
 
