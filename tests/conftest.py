@@ -16,8 +16,10 @@ from shared_memo import ENV
 
 # typer's CliRunner builds the click command from the app's annotations at every invoke (about
 # 60 ms, most of a small command's run): the app does not change during a run, and the
-# ``tenfold`` script builds it once a process too, so the tests build it once as well.
-typer.testing._get_command = functools.cache(typer.testing._get_command)
+# ``tenfold`` script builds it once a process too, so the tests build it once as well (typer's
+# private name: a typer without it builds the command at every invoke, as before).
+if hasattr(typer.testing, "_get_command"):
+    typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 MEMO_DIR = pytest.StashKey[str]()
 
