@@ -87,6 +87,8 @@ def _would_clear(piece, row, col, through, gaps) -> bool:
 
 
 def _gaps(grid, variant) -> dict[int, set]:
+    """Each zone's empty cells on the grid, keyed by the id of its cell list (the lists of
+    ``_zone_cells``, which ``_zones_through`` hands out: cached, so the ids hold)."""
     return {id(zone): {(r, c) for r, c in zone if grid[r][c] == "."} for zone in _zone_cells(variant)}
 
 
