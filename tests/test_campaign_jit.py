@@ -736,3 +736,18 @@ def test_compiling_is_not_charged_to_the_time_limit(monkeypatch, compiled):
 def reference_best_of_level_124() -> int | None:
     """The pure reference's best on ``random_level(124)`` (3 s): once for both tests above."""
     return solve_level(random_level(124), time_limit=60, compiled=False).best_score
+
+
+def test_the_token_move_stack_doubles_keeping_its_rows():
+    """``_mv_push`` past the end of the stack: twice the rows, the old ones copied, the new row
+    written, the rest zero (the search's stack starts at 1,024 rows)."""
+    import numpy as np
+
+    from solver.campaign_jit import _mv_push
+
+    stack = np.arange(24, dtype=np.uint64).reshape(4, 6)
+    grown = _mv_push(stack.copy(), 4, 1, 2, 3, 4, np.uint64(5), np.uint64(6))
+    assert grown.shape == (8, 6)
+    assert (grown[:4] == stack).all() and grown[4].tolist() == [1, 2, 3, 4, 5, 6] and not grown[5:].any()
+    same = _mv_push(stack.copy(), 2, 7, 7, 7, 7, np.uint64(7), np.uint64(7))
+    assert same.shape == (4, 6) and same[2].tolist() == [7] * 6 and (same[3] == stack[3]).all()
