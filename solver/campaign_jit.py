@@ -1663,7 +1663,7 @@ _warm = False
 
 def warm_up() -> None:
     """Compile the search, or load it from numba's cache, before a caller starts its clock: a
-    cold cache compiles for about 20 s, which a level's time limit must not pay for (the first
+    cold cache compiles for about 35 s, which a level's time limit must not pay for (the first
     ``tenfold solve --time-limit 30`` after an install used to stop after 4,096 nodes)."""
     global _warm
     if _warm:
