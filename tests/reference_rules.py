@@ -202,9 +202,11 @@ class RefGame:
         self.in_turn = 0
         self.score = 0
         self.zones = zones(variant)
+        self.last_cleared: list = []
 
     def place(self, piece: str, row: int, col: int) -> int:
-        """Put the piece down, clear, score; returns this move's points (flow bonus included)."""
+        """Put the piece down, clear, score; returns this move's points (flow bonus included).
+        ``last_cleared``: the zones (cell lists) it cleared."""
         if not fits(self.grid, piece, row, col):
             raise ValueError(f"{piece} does not fit at {row},{col}")
         cells = piece_cells(piece)
@@ -212,6 +214,7 @@ class RefGame:
             self.grid[row + dr][col + dc] = "#"
         lines = regions = 0
         to_clear = set()
+        self.last_cleared = []
         grid = self.grid
         for kind, zone in self.zones:
             for r, c in zone:  # (a plain loop: this is most of the brute force's time)
@@ -224,6 +227,7 @@ class RefGame:
                     lines += 1
                 else:
                     regions += 1
+                self.last_cleared.append(zone)
                 for r, c in zone:
                     if grid[r][c] != "S":
                         to_clear.add((r, c))

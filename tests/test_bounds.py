@@ -106,7 +106,6 @@ def test_clears_empty_at_least_the_event_cost_and_stay_within_the_bounds(name):
     assert checked >= 250 and multi >= 5
 
 
-
 def _stony_board(rng: random.Random, variant) -> Board:
     """A board where a few zones hold many stones (so refilling one after its clear costs few
     cells), their other cells partly filled, and sparse tiles elsewhere."""
@@ -170,9 +169,6 @@ def test_zones_completed_again_and_again_stay_within_the_bounds(name):
             assert gained <= clear_points_bound(variant, board.filled, board.stones, placed, 0), f"seed {seed}"
         again += any(n >= 2 for n in cleared.values())
     assert again >= 100  # most lines complete some zone more than once
-
-
-
 
 
 def _strip_board(rng: random.Random) -> Board:

@@ -81,7 +81,6 @@ def test_halloween_streak_across_trays():
         assert (answer.solvable, answer.best_score, answer.proof) == (True, 27, "optimal")
 
 
-
 def test_a_row_of_stones_clears_again_every_second_cell():
     # Row 0 holds eight stones and a tile at (0,8); (0,9) is empty. Five 1x1: (0,9) clears the
     # row (1 + 10), which empties (0,8) and (0,9); (0,8) then scores 1 and (0,9) clears it
@@ -95,7 +94,6 @@ def test_a_row_of_stones_clears_again_every_second_cell():
     for answer in (search, cpsat, solve_level(level, time_limit=20, compiled=False)):
         assert (answer.solvable, answer.best_score, answer.proof) == (True, 35, "optimal")
         assert play_solution(level, answer.best_line).score == 35
-
 
 
 def test_a_small_first_piece_carries_the_zones_complete_at_the_start():

@@ -285,7 +285,6 @@ def test_compiled_bound_is_the_reference_bound():
     assert compared > 800
 
 
-
 def test_compiled_bound_is_the_reference_bound_with_zones_complete_at_the_start():
     """Strips of open rows on boards of stones, whose gapless columns are complete at the start:
     at the first placement (any piece may carry those zones) the compiled bound is the

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from level_reference import REDEALS, reference_best, reference_check
-from reference_rules import RefGame, piece_cells
+from reference_rules import RefGame
 from random_boards import MODES, dress, random_goals
 from shared_memo import shared_cache
 from solver.campaign import PROOF_INFEASIBLE, PROOF_OPTIMAL, solve_level
@@ -116,7 +116,6 @@ def mask_level(seed: int) -> dict:
     return data
 
 
-
 def stony_level(seed: int) -> dict:
     """A strip of one to three open rows (or columns) on a board of stones, with stones in the
     strip too: a zone across the strip refills in one to three cells after its clear (fewer
@@ -154,10 +153,10 @@ def expected_best(seed: int) -> int | None:
     return reference_best(tiny_level(seed))
 
 
-
 @shared_cache
 def expected_stony_best(seed: int) -> int | None:
     return reference_best(stony_level(seed))
+
 
 @shared_cache
 def expected_mask_best(seed: int) -> int | None:
@@ -226,7 +225,6 @@ def test_cli_solve_json_matches_the_reference_brute_force(tmp_path):
         check_cli(tmp_path, tiny_level(seed), expected_best(seed))
 
 
-
 STONY_SEEDS = range(1200)
 
 
@@ -235,12 +233,8 @@ def zones_cleared_again(data: dict, moves: list[dict]) -> int:
     game = RefGame(data["variant"], "/".join(data["board"]))
     times: Counter = Counter()
     for move in moves:
-        placed = {(move["row"] + dr, move["col"] + dc) for dr, dc in piece_cells(move["piece"])}
-        for i, (_, zone) in enumerate(game.zones):
-            if all(game.grid[r][c] != "." or (r, c) in placed for r, c in zone) and \
-                    any(game.grid[r][c] != "S" for r, c in zone):
-                times[i] += 1
         game.place(move["piece"], move["row"], move["col"])
+        times.update(tuple(zone) for zone in game.last_cleared)
     return sum(n > 1 for n in times.values())
 
 
