@@ -29,7 +29,7 @@ bookkeeping:
   too when it has at least that bonus fewer points (``run_margin``): 5 %
   fewer nodes on 5-tray benchmark levels 6 and 19, 1-2 % on 4 and 10.
 
-Two pruning rules are the compiled search's own. One: two placements in a row
+Three pruning rules are the compiled search's own. One: two placements in a row
 inside one tray that both clear nothing commute. Placed the other way
 round, neither clears (a zone complete after the first alone would be
 complete after both), the board, points, streak and pumpkins end the
@@ -74,6 +74,16 @@ carried pumpkins. The zones' empty cells for each choice of one zone per pumpkin
 (``_pumpkin_ways``) are worked out once per node, not per piece and partner: 2.53
 s to 2.31 s on 5-tray benchmark level 6 (1.53 M filter calls).
 
+The third marks the table entry of a state none of whose lines meets the goals (most boards
+near the limit can no longer clear every pumpkin) as dead: the state is then pruned when
+reached again, with any points and run, where the table would otherwise search it again
+for more points. A state is dead when its subtree is done and nothing in it was cut for any
+other reason than failing the goals: no line met them, and neither the bound, the table (but
+a dead entry), the commuting rule (whose other order lies outside the subtree), a pending
+test made strict for the best's sake, nor tokens to spend cut anything. The final-tray rule's
+drops keep a line of the same end inside the subtree, so they leave a state dead. 5-tray
+benchmark level 6: 1.21 M to 1.04 M nodes; level 19: 0.54 M to 0.53 M.
+
 Rotate and remove tokens (Arabic ink, Sudoku clear-space) are spent here as
 in the reference, as part of the placement they serve (``_token_moves``):
 the piece turned, the tiles under its spot removed, or tiles removed to stop
@@ -114,6 +124,7 @@ _TT_WORDS = 8  # seven used, padded to 64 bytes
 # parent's (see ``_search``). Every second: 8-tray benchmark level 9 in 17.7 s against 20.4 s
 # (node counts equal within 0.001 %), the 5-tray ones 0-28 % faster (0-12 % more nodes).
 BOUND_EVERY = 2
+_DEAD = 1 << 61  # a table value above any score: no line from the state meets the goals
 _EVENT_ENTRIES = 1 << 22  # the emptied-budget tables' size cap (int32 entries)
 
 
@@ -456,36 +467,74 @@ def _pumpkin_partners(a_g, p_lo, p_hi, e_lo, e_hi, ways, way_lo, way_hi, way_n, 
                 continue
             u_lo = way_lo[w]
             u_hi = way_hi[w]
-            t_lo, t_hi = _covering_any(b_g, u_lo, u_hi, cover_lo, cover_hi)  # b's spots covering one
-            t_lo &= fb_lo
-            t_hi &= fb_hi
-            while (t_lo != 0 or t_hi != 0) and ((p_lo & ~keep_lo) != 0 or (p_hi & ~keep_hi) != 0):
+            # a must cover the cells no fitting spot of b covers, b those no anchor of a left covers
+            pa_lo = p_lo & ~keep_lo
+            pa_hi = p_hi & ~keep_hi
+            q_lo = u_lo
+            q_hi = u_hi
+            while (q_lo != 0 or q_hi != 0) and (pa_lo != 0 or pa_hi != 0):
+                cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
+                if (cover_lo[b_g, cell] & fb_lo) == 0 and (cover_hi[b_g, cell] & fb_hi) == 0:
+                    pa_lo &= cover_lo[a_g, cell]
+                    pa_hi &= cover_hi[a_g, cell]
+            if pa_lo == 0 and pa_hi == 0:
+                continue
+            t_lo = fb_lo
+            t_hi = fb_hi
+            any_lo = np.uint64(0)
+            any_hi = np.uint64(0)
+            q_lo = u_lo
+            q_hi = u_hi
+            while (q_lo != 0 or q_hi != 0) and (t_lo != 0 or t_hi != 0):
+                cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
+                any_lo |= cover_lo[b_g, cell]
+                any_hi |= cover_hi[b_g, cell]
+                if (cover_lo[a_g, cell] & pa_lo) == 0 and (cover_hi[a_g, cell] & pa_hi) == 0:
+                    t_lo &= cover_lo[b_g, cell]
+                    t_hi &= cover_hi[b_g, cell]
+            t_lo &= any_lo  # b's spots covering one
+            t_hi &= any_hi
+            while (t_lo != 0 or t_hi != 0) and (pa_lo != 0 or pa_hi != 0):
                 t, t_lo, t_hi = _low_bit(t_lo, t_hi)
                 k = spot_of[b_g, t]
                 s_lo = spot_lo[b_g, k]
                 s_hi = spot_hi[b_g, k]
                 # a covers the rest, apart from t's cells
-                ok_lo, ok_hi = _covering_apart(a_g, p_lo & ~keep_lo, p_hi & ~keep_hi, u_lo & ~s_lo, u_hi & ~s_hi,
+                ok_lo, ok_hi = _covering_apart(a_g, pa_lo, pa_hi, u_lo & ~s_lo, u_hi & ~s_hi,
                                                s_lo, s_hi, cover_lo, cover_hi)
+                pa_lo &= ~ok_lo
+                pa_hi &= ~ok_hi
                 keep_lo |= ok_lo
                 keep_hi |= ok_hi
     return keep_lo, keep_hi
 
 
 @_borrowing
-def _anchors(g, e_lo, e_hi, full_scan, n_zones, zone_lo, zone_hi, piece_size, offs, offs_n,
+def _near(e_lo, e_hi, n_zones, zone_lo, zone_hi, most):
+    """The zones (a bit each) with 1..``most`` empty cells on the empty cells (e_lo, e_hi): the
+    only ones a piece of at most ``most`` cells can complete."""
+    out = np.uint64(0)
+    for z in range(n_zones):
+        n = _pop64(zone_lo[z] & e_lo) + _pop64(zone_hi[z] & e_hi)
+        if n != 0 and n <= most:
+            out |= np.uint64(1) << np.uint64(z)
+    return out
+
+
+@_borrowing
+def _anchors(g, e_lo, e_hi, full_scan, zones, zone_lo, zone_hi, piece_size, offs, offs_n,
              anchor_lo, anchor_hi, cover_lo, cover_hi):
     """Where piece ``g`` fits on the empty cells (e_lo, e_hi), split into the anchors (top-left
     cells) whose placement completes a zone and the rest: (clear lo, hi, plain lo, hi).
 
     A placement completes zone z exactly when it covers every empty cell of z, so the clearing
-    anchors are, over the zones with 1..size empty cells, the anchors covering all of them.
+    anchors are, over the zones with 1..size empty cells, the anchors covering all of them;
+    ``zones`` (a bit each) holds at least those (``_near``).
     """
     l_lo, l_hi = _fits(g, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
     if full_scan:  # a zone full from the start clears with any placement
         return l_lo, l_hi, np.uint64(0), np.uint64(0)
-    every = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n_zones)
-    c_lo, c_hi = _completing(g, l_lo, l_hi, e_lo, e_hi, every, zone_lo, zone_hi, piece_size, cover_lo, cover_hi)
+    c_lo, c_hi = _completing(g, l_lo, l_hi, e_lo, e_hi, zones, zone_lo, zone_hi, piece_size, cover_lo, cover_hi)
     return c_lo, c_hi, l_lo & ~c_lo, l_hi & ~c_hi
 
 
@@ -585,10 +634,10 @@ def _pending_alive(f_lo, f_hi, st_lo, st_hi, pend_zones, pend_must, d, n_pend, s
         gb = tray_piece[t_idx, sb]
         fa_lo, fa_hi = _fits(ga, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
         fb_lo, fb_hi = _fits(gb, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
-        every = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n_zones)
-        ca_lo, ca_hi = _completing(ga, fa_lo, fa_hi, e_lo, e_hi, every, zone_lo, zone_hi, piece_size, cover_lo,
+        near = _near(e_lo, e_hi, n_zones, zone_lo, zone_hi, max(piece_size[ga], piece_size[gb]))
+        ca_lo, ca_hi = _completing(ga, fa_lo, fa_hi, e_lo, e_hi, near, zone_lo, zone_hi, piece_size, cover_lo,
                                    cover_hi)
-        cb_lo, cb_hi = _completing(gb, fb_lo, fb_hi, e_lo, e_hi, every, zone_lo, zone_hi, piece_size, cover_lo,
+        cb_lo, cb_hi = _completing(gb, fb_lo, fb_hi, e_lo, e_hi, near, zone_lo, zone_hi, piece_size, cover_lo,
                                    cover_hi)
         # the last rows first: a child's pumpkins follow its pending placements, and the test fails
         # sooner on them (3.3 s to 3.0 s on 5-tray benchmark level 19; in the order of the rows,
@@ -894,7 +943,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             spot_touch, spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count,
             fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, paying, cell_points, flow_bonus, run_cap,
             bonus_const, best0, target, node_limit, deadline, tt_bits, start, tt, tt_used,
-            tok_kinds, token_bonus, rot_n, rot_g, cell_zones, final_rule, bound_every, run_margin):
+            tok_kinds, token_bonus, rot_n, rot_g, cell_zones, final_rule, bound_every, run_margin, dead_rule):
     """Search from the state ``start`` = (tray index, unplaced slots, run, turn cleared, previous
     turn cleared, points, placed, tokens) on the board (f0, p0); ``tt`` and ``tt_used`` carry the
     transposition table between calls (its values are points plus ``bonus_const``).
@@ -908,7 +957,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     through the parent, this node's included (on the benchmark the bound prunes so little that
     computing it at every node cost more than the nodes it saved). ``run_margin``: see
     ``run_margin`` (``NO_MARGIN``: a state with a longer run is never pruned by one with a
-    shorter; ``RUN_IN_KEY``: the run in the key, each its own entry).
+    shorter; ``RUN_IN_KEY``: the run in the key, each its own entry). ``dead_rule``: a state none of
+    whose lines meets the goals is pruned when reached again with any points (the module docstring).
 
     Returns (status, best, nodes, best path codes piece * 1024 + spot, the slot pieces those
     placements came from (a rotated piece differs from its shape), the tiles removed before each,
@@ -921,6 +971,10 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     depth_max = total_pieces + 2
     width = tray_piece.shape[1]
     n_zones = zone_lo.shape[0]
+    size_max = 0
+    for t in range(n_trays):
+        for i in range(tray_len[t]):
+            size_max = max(size_max, piece_size[tray_piece[t, i]])
     all_hi = np.uint64((1 << 36) - 1)
     # frame arrays
     F_lo = np.zeros(depth_max, np.uint64)
@@ -952,6 +1006,10 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     PendMust = np.zeros((depth_max, width + 100), np.int64)
     PendZ = np.zeros((depth_max, width + 100), np.uint64)  # the zones through each (then the pumpkins')
     Tok = np.zeros(depth_max, np.int64)
+    # whether a line of the frame's subtree met the goals or was cut on grounds other than that
+    # none can (the bound, the table, a best-dependent rule, tokens): 0 leaves it "dead"
+    Open = np.zeros(depth_max, np.int64)
+    Stored = np.zeros(depth_max, np.int64)  # whether the frame's state went into the table
     UB = np.zeros(depth_max, np.int64)  # the bound of each frame (its own, or inherited)
     UBAt = np.zeros(depth_max, np.int64)  # the placements made where that bound was computed
     # the token placements (rotate/remove) of every frame on one stack: frame d's are
@@ -1019,6 +1077,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
         pend_n = PendN[depth]
         if Stage[depth] == 0:
             nodes += 1
+            Open[depth] = 1 if tokens > 0 and tok_kinds != 0 else 0
+            Stored[depth] = 0
             if (nodes & 4095) == 0:
                 if nodes > node_limit:
                     status = 1
@@ -1043,6 +1103,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     final = points + bonus - n_pk * token_bonus
                     pk_lo = P_lo[depth]
                     pk_hi = P_hi[depth]
+            if final > -(1 << 62):
+                Open[depth] = 1
             if final > best:
                 best = final
                 best_len = depth
@@ -1057,6 +1119,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     status = 2
                     break
             if placed >= limit or t_idx >= n_trays:
+                if depth > 0:
+                    Open[depth - 1] |= Open[depth]
                 depth -= 1
                 continue
             # A last move's node skips the bound and the transposition table: its children are
@@ -1077,6 +1141,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                         fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, paying, cell_points,
                         flow_bonus, bonus, costs_buf))
                 if best > -(1 << 60) and ub <= best:
+                    if depth > 0:
+                        Open[depth - 1] = 1
                     depth -= 1
                     continue
                 UB[depth] = ub
@@ -1086,6 +1152,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                                  | (TC[depth] << 50) | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
                 h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
                 pruned = False
+                dead = False
                 slot_h = -1
                 first = h
                 for _p in range(_PROBES):
@@ -1097,6 +1164,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     if (e == meta and tt[h, 0] == f_lo and tt[h, 1] == f_hi and tt[h, 2] == P_lo[depth]
                             and tt[h, 3] == P_hi[depth]):
                         was = np.int64(tt[h, 5])
+                        dead = was >= _DEAD
                         if np.int64(tt[h, 6]) >= Run[depth]:
                             pruned = was >= points + bonus_const
                         elif run_margin >= 0:
@@ -1105,6 +1173,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                         break
                     h = (h + 1) & np.int64(tt_mask)
                 if pruned:
+                    if depth > 0 and not dead:
+                        Open[depth - 1] = 1
                     depth -= 1
                     continue
                 if slot_h < 0:  # every probed slot taken: replace the entry nearest the leaves
@@ -1118,6 +1188,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 tt[slot_h, 4] = meta
                 tt[slot_h, 5] = np.uint64(points + bonus_const)
                 tt[slot_h, 6] = np.uint64(Run[depth])
+                Stored[depth] = 1
                 if 2 * tt_used > tt_size and tt_size < (1 << tt_bits):
                     tt = _grow(tt)
                     tt_size = tt.shape[0]
@@ -1127,6 +1198,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             e_lo = ~(f_lo | st_lo)
             e_hi = ~(f_hi | st_hi) & all_hi
             ways = -2  # not computed yet
+            near = _near(e_lo, e_hi, n_zones, zone_lo, zone_hi, size_max)
             for i in range(tray_len[t_idx]):
                 if not (left >> i & 1) or (left & ((1 << i) - 1) & tray_group[t_idx, i]) != 0:
                     ClrLo[depth, i] = 0
@@ -1134,12 +1206,14 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     PlnLo[depth, i] = 0
                     PlnHi[depth, i] = 0
                     continue
-                c_lo, c_hi, p_lo, p_hi = _anchors(tray_piece[t_idx, i], e_lo, e_hi, full_scan, n_zones,
+                c_lo, c_hi, p_lo, p_hi = _anchors(tray_piece[t_idx, i], e_lo, e_hi, full_scan, near,
                                                   zone_lo, zone_hi, piece_size, offs, offs_n,
                                                   anchor_lo, anchor_hi, cover_lo, cover_hi)
                 if i < Plain[depth]:
                     # two plain placements in a row commute (see the module docstring): only the
                     # order with the lower slot first is searched
+                    if p_lo != 0 or p_hi != 0:
+                        Open[depth] = 1  # (the other order is outside this subtree)
                     p_lo = np.uint64(0)
                     p_hi = np.uint64(0)
                 elif last_move:
@@ -1268,6 +1342,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             if last_move:
                 # the child only offers its end: score it here (no token is spent in a last move)
                 if (not need_pumpkins or (n_plo == 0 and n_phi == 0)) and (not need_all or n_t >= n_trays):
+                    Open[depth] = 1
                     final = points + gained + bonus
                     if final > best:
                         best = final
@@ -1331,6 +1406,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     PendZ[d, n_chk] = cell_zones[cell]
                     PendMust[d, n_chk] = 1
                     n_chk += 1
+                if strict and not pumpkins_left:
+                    Open[depth] = 1  # (strict for the best's sake: a drop may leave a line meeting the goals)
                 if not _pending_alive(a_lo, a_hi, st_lo, st_hi, PendZ, PendMust, d, n_chk, strict, cnt,
                                       rest_cells, n_t, rest, tray_len, tray_piece, n_zones, zone_lo, zone_hi,
                                       zone_region, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo,
@@ -1341,6 +1418,21 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
         if status == 2:
             break
         if not pushed:
+            if depth > 0:
+                Open[depth - 1] |= Open[depth]
+            if dead_rule and Open[depth] == 0 and Stored[depth] == 1:
+                # no line from this state meets the goals: it is pruned when reached again, whatever
+                # its points and run (the entry is found again: the table may have grown since)
+                meta = np.uint64(t_idx | (left << 16) | ((Run[depth] if run_margin == RUN_IN_KEY else 0) << 24)
+                                 | (TC[depth] << 50) | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
+                h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
+                for _p in range(_PROBES):
+                    if (tt[h, 4] == meta and tt[h, 0] == f_lo and tt[h, 1] == f_hi and tt[h, 2] == P_lo[depth]
+                            and tt[h, 3] == P_hi[depth]):
+                        tt[h, 5] = np.uint64(_DEAD)
+                        tt[h, 6] = np.uint64(_DEAD)
+                        break
+                    h = (h + 1) & np.int64(tt_mask)
             depth -= 1
     return (status, best, nodes, best_path, best_orig, best_rm_lo, best_rm_hi, best_len, best_pk_lo,
             best_pk_hi, tt, tt_used)
@@ -1567,14 +1659,16 @@ class CompiledSearch:
     False turns off the pending-placement pruning of the final tray (for the tests that hold
     it to the search without); ``bound_every`` 1 computes the bound at every node; ``margin``
     replaces ``run_margin(variant)`` (``RUN_IN_KEY``: the streak run in the table's key, as
-    before the run moved to the entry).
+    before the run moved to the entry); ``dead_rule`` False turns off the pruning of states
+    known to meet no goal (for the tests).
     """
 
     def __init__(self, level: Level, spend: bool = False, final_rule: bool = True,
-                 bound_every: int | None = None, margin: int | None = None) -> None:
+                 bound_every: int | None = None, margin: int | None = None, dead_rule: bool = True) -> None:
         variant = level.variant
         self.level = level
         self.final_rule = final_rule
+        self.dead_rule = dead_rule
         self.margin = run_margin(variant) if margin is None else margin
         self.bound_every = BOUND_EVERY if bound_every is None else bound_every
         self.tables = _Tables(level)
@@ -1633,7 +1727,7 @@ class CompiledSearch:
                 0, none if best0 is None else best0,
                 (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
                 start, self.tt, self.tt_used, self.tok_kinds, variant.token_bonus, tb.rot_n, tb.rot_g,
-                tb.cell_zones, self.final_rule, self.bound_every, self.margin,
+                tb.cell_zones, self.final_rule, self.bound_every, self.margin, self.dead_rule,
             )
         finally:
             watch.in_compiled -= 1
@@ -1681,7 +1775,8 @@ def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
            target: int | None, **options) -> tuple[int, int | None, int, list[Move] | None]:
     """Run the compiled search on a level with no reserve to redeal from (its tokens, if any,
     rotate and remove): (status, best final score or None, nodes, best line or None).
-    ``options`` go to ``CompiledSearch`` (``final_rule``, ``bound_every``, ``margin``: for the tests).
+    ``options`` go to ``CompiledSearch`` (``final_rule``, ``bound_every``, ``margin``, ``dead_rule``: for
+    the tests).
 
     The best line is None when nothing beat ``best0`` (the caller's hint holds it).
     """
@@ -1741,7 +1836,8 @@ def pumpkin_partners(level: Level, filled: int, pumpkins: int, slot: int, left_m
     e_lo = np.uint64(~(f_lo | s_lo) & 0xFFFFFFFFFFFFFFFF)
     e_hi = np.uint64(~(f_hi | s_hi) & ((1 << 36) - 1))
     g = int(tb.tray_piece[0, slot])
-    _, _, p_lo, p_hi = _anchors(g, e_lo, e_hi, False, tb.zone_lo.shape[0], tb.zone_lo, tb.zone_hi, tb.piece_size,
+    every = np.uint64((1 << tb.zone_lo.shape[0]) - 1)
+    _, _, p_lo, p_hi = _anchors(g, e_lo, e_hi, False, every, tb.zone_lo, tb.zone_hi, tb.piece_size,
                                 tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi)
     p_lo, p_hi = np.uint64(p_lo), np.uint64(p_hi)
     way_lo = np.zeros(_PARTNER_CHOICES, np.uint64)

@@ -173,6 +173,38 @@ def test_the_run_kept_in_the_table_entry_keeps_every_answer():
     assert checked >= 290 and lost > 0
 
 
+def test_dead_states_keep_every_answer():
+    """The dead-state rule (``campaign_jit`` docstring: a state none of whose lines meets the
+    goals is pruned when reached again with any points) against the same search without it, on
+    the generator's 3-tray Halloween candidates (pumpkins to clear by a placement limit, so most
+    states near the limit are dead) and ``dense_level``'s: the same status and best, lines that
+    replay to it, and fewer nodes where the rule fires. (Candidates past 20,000 nodes are left
+    out, 35 of the first 100. Only the candidates have states reached again with more points:
+    the rule fires on 41 of them, on none of the dense levels.)"""
+    from generator.recipes import Unbuildable, candidate_level
+    from solver.campaign_jit import search
+
+    checked = fired = 0
+    levels = [dense_level(seed) for seed in FINAL_SEEDS[:120]]
+    for seed in range(100):
+        try:
+            levels.append(candidate_level("halloween", 3, 1000 + seed)[0])
+        except Unbuildable:
+            continue
+    for level in levels:
+        status, best, nodes, line = search(level, math.inf, 20_000, None, None)
+        if status != 0:
+            continue
+        status_off, best_off, nodes_off, _ = search(level, math.inf, 10**12, None, None, dead_rule=False)
+        assert (status_off, best_off) == (0, best), level.id
+        assert nodes <= nodes_off, level.id
+        if line is not None:
+            assert play_solution(level, line, ignore_score=True).score == best, level.id
+        checked += 1
+        fired += nodes < nodes_off
+    assert checked >= 180 and fired >= 35, (checked, fired)
+
+
 def test_run_margin_follows_the_streak_rules():
     """RULES.md §1: Halloween's streak is +5 on a clear after a clear (runs 0 and 1 alone
     differ, by that bonus on one placement); Arabic has no streak run (its flow bonus is per
@@ -348,8 +380,11 @@ def test_bitboard_move_generator_matches_the_rules_engine():
         tb = campaign_jit._Tables(level)
         e_lo, e_hi = split(~(filled | stones) & ((1 << 100) - 1))
         for g, piece in enumerate(tb.ids):
+            # the zones a piece this size can complete (the search passes those of its largest piece)
+            near = campaign_jit._near(np.uint64(e_lo), np.uint64(e_hi & all_hi), len(variant.zones), tb.zone_lo,
+                                      tb.zone_hi, int(tb.piece_size[g]))
             c_lo, c_hi, p_lo, p_hi = campaign_jit._anchors(
-                g, np.uint64(e_lo), np.uint64(e_hi & all_hi), False, len(variant.zones), tb.zone_lo,
+                g, np.uint64(e_lo), np.uint64(e_hi & all_hi), False, near, tb.zone_lo,
                 tb.zone_hi, tb.piece_size, tb.offs, tb.offs_n,
                 tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi)
             got_clear = int(c_lo) | int(c_hi) << 64
