@@ -1010,7 +1010,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     # whether a line of the frame's subtree met the goals or was cut on grounds other than that
     # none can (the bound, the table, a best-dependent rule, tokens): 0 leaves it "dead"
     Open = np.zeros(depth_max, np.int64)
-    Stored = np.zeros(depth_max, np.int64)  # whether the frame's state went into the table
+    Stored = np.zeros(depth_max, np.uint64)  # the table key's meta word of the frame's state if stored, else 0
     # whether the frame left out placements the commuting rule searches in its parent's subtree:
     # not dead itself, though its parent may be
     Swapped = np.zeros(depth_max, np.int64)
@@ -1193,7 +1193,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 tt[slot_h, 4] = meta
                 tt[slot_h, 5] = np.uint64(points + bonus_const)
                 tt[slot_h, 6] = np.uint64(Run[depth])
-                Stored[depth] = 1
+                Stored[depth] = meta
                 if 2 * tt_used > tt_size and tt_size < (1 << tt_bits):
                     tt = _grow(tt)
                     tt_size = tt.shape[0]
@@ -1425,11 +1425,10 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
         if not pushed:
             if depth > 0:
                 Open[depth - 1] |= Open[depth]
-            if dead_rule and Open[depth] == 0 and Swapped[depth] == 0 and Stored[depth] == 1:
+            if dead_rule and Open[depth] == 0 and Swapped[depth] == 0 and Stored[depth] != 0:
                 # no line from this state meets the goals: it is pruned when reached again, whatever
                 # its points and run (the entry is found again: the table may have grown since)
-                meta = np.uint64(t_idx | (left << 16) | ((Run[depth] if run_margin == RUN_IN_KEY else 0) << 24)
-                                 | (TC[depth] << 50) | (Prev[depth] << 51) | (tokens << 52)) + np.uint64(1)
+                meta = Stored[depth]
                 h = _hash(f_lo, f_hi, P_lo[depth], P_hi[depth], meta, tt_mask)
                 for _p in range(_PROBES):
                     if (tt[h, 4] == meta and tt[h, 0] == f_lo and tt[h, 1] == f_hi and tt[h, 2] == P_lo[depth]
