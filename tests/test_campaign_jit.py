@@ -173,36 +173,52 @@ def test_the_run_kept_in_the_table_entry_keeps_every_answer():
     assert checked >= 290 and lost > 0
 
 
+def pumpkin_level(seed: int):
+    """A half-full board with one to three pumpkins, two or three trays, a limit up to two
+    below the piece count: lines reach many states that can no longer clear the pumpkins."""
+    rng = random.Random(f"dead-{seed}")
+    name = VARIANTS[seed % 3]
+    variant = find_variant(name)
+    density = rng.uniform(0.4, 0.75)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    n_pumpkins = dress(rng, variant, grid, zones=(0, 4), stones=(0, 1, 2), pumpkins=(1, 2, 3))
+    deals = RandomDeals(variant, 50000 + seed)
+    sizes = rng.choice([[3, 3], [2, 3], [3, 2], [3, 3, 1], [2, 2, 2], [3, 3, 2]])
+    return campaign_level(f"d{seed}", name, rng, grid, n_pumpkins, deals, sizes, scores=(1,), slack=2)
+
+
 def test_dead_states_keep_every_answer():
     """The dead-state rule (``campaign_jit`` docstring: a state none of whose lines meets the
     goals is pruned when reached again with any points) against the same search without it, on
     the generator's 3-tray Halloween candidates (pumpkins to clear by a placement limit, so most
-    states near the limit are dead) and ``dense_level``'s: the same status and best, lines that
-    replay to it, and fewer nodes where the rule fires. (Candidates past 20,000 nodes are left
-    out, 34 of the first 100. Only the candidates have states reached again with more points:
-    the rule fires on 42 of them, on none of the dense levels.)"""
+    states near the limit are dead) and ``pumpkin_level``'s in every variant: the same status
+    and best, lines that replay to it, and fewer nodes where the rule fires. (Levels past 20,000
+    nodes are left out: 34 of the first 100 candidates, 19 of the 300 others. The rule fires on
+    42 candidates and 25 others: 15 Halloween, 2 Arabic, 8 Sudoku.)"""
     from generator.recipes import Unbuildable, candidate_level
     from solver.campaign_jit import search
 
-    checked = fired = 0
-    levels = [dense_level(seed) for seed in FINAL_SEEDS[:120]]
+    checked = 0
+    fired: dict[str, int] = {}
+    levels = [(VARIANTS[seed % 3], pumpkin_level(seed)) for seed in range(300)]
     for seed in range(100):
         try:
-            levels.append(candidate_level("halloween", 3, 1000 + seed)[0])
+            levels.append(("candidate", candidate_level("halloween", 3, 1000 + seed)[0]))
         except Unbuildable:
             continue
-    for level in levels:
+    for kind, level in levels:
         status, best, nodes, line = search(level, math.inf, 20_000, None, None)
         if status != 0:
             continue
         status_off, best_off, nodes_off, _ = search(level, math.inf, 10**12, None, None, dead_rule=False)
-        assert (status_off, best_off) == (0, best), level.id
-        assert nodes <= nodes_off, level.id
+        assert (status_off, best_off) == (0, best), (kind, level.id)
+        assert nodes <= nodes_off, (kind, level.id)
         if line is not None:
-            assert play_solution(level, line, ignore_score=True).score == best, level.id
+            assert play_solution(level, line, ignore_score=True).score == best, (kind, level.id)
         checked += 1
-        fired += nodes < nodes_off
-    assert checked >= 180 and fired >= 35, (checked, fired)
+        fired[kind] = fired.get(kind, 0) + (nodes < nodes_off)
+    assert checked >= 330, checked
+    assert fired.get("candidate", 0) >= 35 and all(fired.get(name, 0) > 0 for name in VARIANTS), fired
 
 
 def test_run_margin_follows_the_streak_rules():
