@@ -480,21 +480,16 @@ def _pumpkin_partners(a_g, p_lo, p_hi, e_lo, e_hi, ways, way_lo, way_hi, way_n, 
                     pa_hi &= cover_hi[a_g, cell]
             if pa_lo == 0 and pa_hi == 0:
                 continue
-            t_lo = fb_lo
-            t_hi = fb_hi
-            any_lo = np.uint64(0)
-            any_hi = np.uint64(0)
+            t_lo, t_hi = _covering_any(b_g, u_lo, u_hi, cover_lo, cover_hi)  # b's spots covering one
+            t_lo &= fb_lo
+            t_hi &= fb_hi
             q_lo = u_lo
             q_hi = u_hi
             while (q_lo != 0 or q_hi != 0) and (t_lo != 0 or t_hi != 0):
                 cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
-                any_lo |= cover_lo[b_g, cell]
-                any_hi |= cover_hi[b_g, cell]
                 if (cover_lo[a_g, cell] & pa_lo) == 0 and (cover_hi[a_g, cell] & pa_hi) == 0:
                     t_lo &= cover_lo[b_g, cell]
                     t_hi &= cover_hi[b_g, cell]
-            t_lo &= any_lo  # b's spots covering one
-            t_hi &= any_hi
             while (t_lo != 0 or t_hi != 0) and (pa_lo != 0 or pa_hi != 0):
                 t, t_lo, t_hi = _low_bit(t_lo, t_hi)
                 k = spot_of[b_g, t]

@@ -31,18 +31,25 @@ SEEDS = range(300)
 
 
 def random_level(seed: int):
-    rng = random.Random(f"jit-{seed}")
     name = VARIANTS[seed % 3]
-    variant = find_variant(name)
-    density = rng.uniform(0.3, 0.8)
-    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
-    n_pumpkins = dress(rng, variant, grid, zones=(0, 4), stones=(0, 1, 2, 4), pumpkins=(0, 0, 1, 2, 3))
-    deals = RandomDeals(variant, seed)
     shapes = [[1], [2], [3], [1, 1], [2, 2], [3, 1], [2, 2, 1], [1, 2, 2], [3, 2], [2, 3]]
     if name == "sudoku":  # five pieces with regions take the reference too long
         shapes = shapes[:6] + [[2, 1, 1], [1, 1, 2]]
-    return campaign_level(f"j{seed}", name, rng, grid, n_pumpkins, deals, rng.choice(shapes),
-                          scores=(1, 20, 60, 150), slack=2)
+    return drawn_level(f"j{seed}", random.Random(f"jit-{seed}"), name, (0.3, 0.8),
+                       dict(zones=(0, 4), stones=(0, 1, 2, 4), pumpkins=(0, 0, 1, 2, 3)), seed, shapes,
+                       scores=(1, 20, 60, 150), slack=2)
+
+
+def drawn_level(ident, rng, name, densities, dressing, deal_seed, size_choices, scores, slack):
+    """A level drawn from ``rng``: a board filled at a density drawn from ``densities``, dressed
+    (``random_boards.dress`` with ``dressing``), trays of a size list drawn from ``size_choices``
+    dealt from ``deal_seed``; then as ``campaign_level``."""
+    variant = find_variant(name)
+    density = rng.uniform(*densities)
+    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+    n_pumpkins = dress(rng, variant, grid, **dressing)
+    deals = RandomDeals(variant, deal_seed)
+    return campaign_level(ident, name, rng, grid, n_pumpkins, deals, rng.choice(size_choices), scores, slack)
 
 
 def campaign_level(ident, name, rng, grid, n_pumpkins, deals, sizes, scores, slack):
@@ -98,15 +105,10 @@ REFERENCE_NODES = 20_000
 def dense_level(seed: int):
     """A dense board (70-90 % filled) and one or two trays: the final tray's plain placements
     mostly have to be used by a clear to beat the best, so the pending-placement rule fires."""
-    rng = random.Random(f"final-{seed}")
     name = VARIANTS[seed % 3]
-    variant = find_variant(name)
-    density = rng.uniform(0.7, 0.9)
-    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
-    n_pumpkins = dress(rng, variant, grid, zones=(0, 2), stones=(0, 1, 2, 4), pumpkins=(0, 1, 2, 3))
-    deals = RandomDeals(variant, 7000 + seed)
-    sizes = rng.choice([[3], [1, 3], [2, 3]] if name != "sudoku" else [[3], [1, 3]])
-    return campaign_level(f"f{seed}", name, rng, grid, n_pumpkins, deals, sizes, scores=(1,), slack=1)
+    return drawn_level(f"f{seed}", random.Random(f"final-{seed}"), name, (0.7, 0.9),
+                       dict(zones=(0, 2), stones=(0, 1, 2, 4), pumpkins=(0, 1, 2, 3)), 7000 + seed,
+                       [[3], [1, 3], [2, 3]] if name != "sudoku" else [[3], [1, 3]], scores=(1,), slack=1)
 
 
 @pytest.mark.parametrize("chunk", range(2))
@@ -140,14 +142,9 @@ def test_final_tray_rule_keeps_every_answer(chunk):
 def streak_level(seed: int):
     """A dense Halloween board with many nearly complete zones and two or three small trays:
     lines reach one board with and without a streak run, their points a few apart."""
-    rng = random.Random(f"streak-{seed}")
-    variant = find_variant("halloween")
-    density = rng.uniform(0.6, 0.85)
-    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
-    n_pumpkins = dress(rng, variant, grid, zones=(3, 9), stones=(0, 1, 2), pumpkins=(0, 0, 1))
-    deals = RandomDeals(variant, 3000 + seed)
-    sizes = rng.choice([[3, 3], [2, 3], [3, 2], [3, 3, 1], [2, 2, 2]])
-    return campaign_level(f"k{seed}", "halloween", rng, grid, n_pumpkins, deals, sizes, scores=(1,), slack=1)
+    return drawn_level(f"k{seed}", random.Random(f"streak-{seed}"), "halloween", (0.6, 0.85),
+                       dict(zones=(3, 9), stones=(0, 1, 2), pumpkins=(0, 0, 1)), 3000 + seed,
+                       [[3, 3], [2, 3], [3, 2], [3, 3, 1], [2, 2, 2]], scores=(1,), slack=1)
 
 
 def test_the_run_kept_in_the_table_entry_keeps_every_answer():
@@ -176,15 +173,9 @@ def test_the_run_kept_in_the_table_entry_keeps_every_answer():
 def pumpkin_level(seed: int):
     """A half-full board with one to three pumpkins, two or three trays, a limit up to two
     below the piece count: lines reach many states that can no longer clear the pumpkins."""
-    rng = random.Random(f"dead-{seed}")
-    name = VARIANTS[seed % 3]
-    variant = find_variant(name)
-    density = rng.uniform(0.4, 0.75)
-    grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
-    n_pumpkins = dress(rng, variant, grid, zones=(0, 4), stones=(0, 1, 2), pumpkins=(1, 2, 3))
-    deals = RandomDeals(variant, 50000 + seed)
-    sizes = rng.choice([[3, 3], [2, 3], [3, 2], [3, 3, 1], [2, 2, 2], [3, 3, 2]])
-    return campaign_level(f"d{seed}", name, rng, grid, n_pumpkins, deals, sizes, scores=(1,), slack=2)
+    return drawn_level(f"d{seed}", random.Random(f"dead-{seed}"), VARIANTS[seed % 3], (0.4, 0.75),
+                       dict(zones=(0, 4), stones=(0, 1, 2), pumpkins=(1, 2, 3)), 50000 + seed,
+                       [[3, 3], [2, 3], [3, 2], [3, 3, 1], [2, 2, 2], [3, 3, 2]], scores=(1,), slack=2)
 
 
 def test_dead_states_keep_every_answer():
