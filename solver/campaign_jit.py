@@ -402,6 +402,18 @@ def _covering_apart(g, ok_lo, ok_hi, r_lo, r_hi, s_lo, s_hi, cover_lo, cover_hi)
     return ok_lo, ok_hi
 
 
+@_borrowing
+def _left_to(g, ok_lo, ok_hi, h, oh_lo, oh_hi, u_lo, u_hi, cover_lo, cover_hi):
+    """Of the anchors ``ok`` of piece ``g``, those covering every cell of u that no anchor
+    ``oh`` of piece ``h`` covers (the cells a pair's spots share out, left to g)."""
+    while (u_lo != 0 or u_hi != 0) and (ok_lo != 0 or ok_hi != 0):
+        cell, u_lo, u_hi = _low_bit(u_lo, u_hi)
+        if (cover_lo[h, cell] & oh_lo) == 0 and (cover_hi[h, cell] & oh_hi) == 0:
+            ok_lo &= cover_lo[g, cell]
+            ok_hi &= cover_hi[g, cell]
+    return ok_lo, ok_hi
+
+
 _PARTNER_CHOICES = 64  # past this many ways to pick a zone per pumpkin, _pumpkin_partners keeps all
 
 
@@ -469,27 +481,12 @@ def _pumpkin_partners(a_g, p_lo, p_hi, e_lo, e_hi, ways, way_lo, way_hi, way_n, 
             u_lo = way_lo[w]
             u_hi = way_hi[w]
             # a must cover the cells no fitting spot of b covers, b those no anchor of a left covers
-            pa_lo = p_lo & ~keep_lo
-            pa_hi = p_hi & ~keep_hi
-            q_lo = u_lo
-            q_hi = u_hi
-            while (q_lo != 0 or q_hi != 0) and (pa_lo != 0 or pa_hi != 0):
-                cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
-                if (cover_lo[b_g, cell] & fb_lo) == 0 and (cover_hi[b_g, cell] & fb_hi) == 0:
-                    pa_lo &= cover_lo[a_g, cell]
-                    pa_hi &= cover_hi[a_g, cell]
+            pa_lo, pa_hi = _left_to(a_g, p_lo & ~keep_lo, p_hi & ~keep_hi, b_g, fb_lo, fb_hi, u_lo, u_hi,
+                                    cover_lo, cover_hi)
             if pa_lo == 0 and pa_hi == 0:
                 continue
             t_lo, t_hi = _covering_any(b_g, u_lo, u_hi, cover_lo, cover_hi)  # b's spots covering one
-            t_lo &= fb_lo
-            t_hi &= fb_hi
-            q_lo = u_lo
-            q_hi = u_hi
-            while (q_lo != 0 or q_hi != 0) and (t_lo != 0 or t_hi != 0):
-                cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
-                if (cover_lo[a_g, cell] & pa_lo) == 0 and (cover_hi[a_g, cell] & pa_hi) == 0:
-                    t_lo &= cover_lo[b_g, cell]
-                    t_hi &= cover_hi[b_g, cell]
+            t_lo, t_hi = _left_to(b_g, t_lo & fb_lo, t_hi & fb_hi, a_g, pa_lo, pa_hi, u_lo, u_hi, cover_lo, cover_hi)
             while (t_lo != 0 or t_hi != 0) and (pa_lo != 0 or pa_hi != 0):
                 t, t_lo, t_hi = _low_bit(t_lo, t_hi)
                 k = spot_of[b_g, t]
