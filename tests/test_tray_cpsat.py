@@ -290,11 +290,14 @@ except KeyboardInterrupt:
 """
 
 
-def test_a_cpsat_solve_off_the_main_thread_leaves_ctrl_c_to_python():
+def test_a_cpsat_solve_off_the_main_thread_leaves_ctrl_c_to_python(python_ctrl_c):
     """CP-SAT, left to catch SIGINT, replaces the process's handler for its solve and then sets
     the system default instead of putting the old one back: after a solve in a thread (a
     server's request), Ctrl-C killed the process outright (exit -2) instead of raising
-    KeyboardInterrupt. Run in a process of its own, which that bug would kill."""
+    KeyboardInterrupt. Run in a process of its own, which that bug would kill. The process
+    starts as one run from a shell does (``python_ctrl_c``): a child inherits an ignored SIGINT,
+    and Python then installs no handler, so once in a full run (a pytest worker ignoring SIGINT)
+    the child slept through its Ctrl-C and printed "no KeyboardInterrupt"."""
     import subprocess
     import sys
     from pathlib import Path
