@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install bench clean
+.PHONY: run test test-deep install bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist worksteal
+
+# Every seed, the slow ones `make test` leaves out too (tests/tiers.py): about a third longer.
+test-deep: $(STAMP)
+	TENFOLD_DEEP=1 $(BIN)/python -m pytest -n 2 --dist worksteal
 
 # The main job on a small example: generate a pack, prove it again, summarise it.
 run: $(STAMP)

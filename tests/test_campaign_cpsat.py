@@ -26,9 +26,11 @@ from solver.pieces import placements
 from solver.variants import find_variant
 
 from random_boards import MODES, dress, random_goals
+from tiers import seeds
 
 VARIANTS = ("halloween", "arabic", "sudoku")
-AGREEMENT_SEEDS = range(90)
+# seed 8 takes CP-SAT 12-20 s to prove (the 89 others 7 s together): left to ``make test-deep``
+AGREEMENT_SEEDS = seeds(range(90), slow=(8,))
 BRUTE_FORCE_SEEDS = range(1000, 1012)
 
 

@@ -16,6 +16,8 @@ from solver.moves import Placement, TokenUse
 from solver.pieces import get_piece, placements, rotate_cw
 from solver.variants import find_variant
 
+from tiers import seeds
+
 
 def brute_best(level: Level) -> int | None:
     """Every legal sequence: placements, rotations and removals in any order, at any time.
@@ -98,10 +100,14 @@ def tiny_level(variant_name: str, seed: int) -> Level:
                  limit=len(tray), tokens=tokens)
 
 
+# the brute force takes 0.7 s a level, evenly: 20 a variant (``make test-deep``: 30)
+TINY_SEEDS = seeds(range(30), first=20)
+
+
 @pytest.mark.parametrize("variant_name", ["arabic", "sudoku"])
 def test_token_placements_lose_nothing(variant_name):
     checked = 0
-    for seed in range(30):
+    for seed in TINY_SEEDS:
         level = tiny_level(variant_name, seed)
         answer = solve_level(level, time_limit=60)
         assert answer.complete
@@ -110,4 +116,4 @@ def test_token_placements_lose_nothing(variant_name):
         if best is not None:  # the bound the search prunes with never falls below the truth
             assert CampaignSearch(level).start_bound() >= best, f"seed {seed}"
         checked += answer.best_score is not None
-    assert checked >= 15  # most tiny levels have a winning line
+    assert checked >= len(TINY_SEEDS) // 2  # most tiny levels have a winning line
