@@ -2,8 +2,9 @@
 
 ``make test`` (and CI) runs every test on most of its seeds. The few seeds whose reference or
 brute force alone takes seconds, and the tail of the longest seed ranges, are left to ``make
-test-deep`` (``TENFOLD_DEEP=1``), which runs every seed: together about a third of the suite's
-time, for a few percent of its cases. Each test names what it leaves out and why.
+test-deep`` (``TENFOLD_DEEP=1``), which runs every seed: about a fifth of the deep run's time
+(6 min 14 s against 4 min 49 s, both warm) for a few percent of its cases. Each test names what
+it leaves out and why.
 """
 
 from __future__ import annotations
