@@ -1678,6 +1678,19 @@ class CompiledSearch:
         self.tt = np.zeros((1 << 14, _TT_WORDS), np.uint64)
         self.tt_used = 0
 
+    def dead_states(self) -> list[tuple[int, int, int, int, int]]:
+        """The states the table holds marked dead (no line from them meets the goals), for the
+        tests: (filled, pumpkins, tray index, unplaced slots, tokens), read back from the key
+        ``_search`` writes (its ``meta`` word, plus one: tray index in bits 0-15, slots in 16-23,
+        tokens from bit 52)."""
+        tt = self.tt
+        states = []
+        for i in np.flatnonzero((tt[:, 4] != 0) & (tt[:, 5] >= np.uint64(_DEAD))):
+            meta = int(tt[i, 4]) - 1
+            states.append((int(tt[i, 0]) | int(tt[i, 1]) << 64, int(tt[i, 2]) | int(tt[i, 3]) << 64,
+                           meta & 0xFFFF, meta >> 16 & 0xFF, meta >> 52))
+        return states
+
     def left_mask(self, tray_index: int, pieces: tuple[str, ...]) -> int | None:
         """The unplaced slots of tray ``tray_index`` holding ``pieces`` (of a repeated piece, the
         last slots, as this search leaves them); None if the pieces are not all that tray's."""

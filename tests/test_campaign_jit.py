@@ -268,9 +268,7 @@ def test_every_state_marked_dead_meets_no_goal():
     for a subtree cut by the bound passes here too: on these levels the bound cuts next to
     nothing, even told the best score in advance (13 levels then keep dead entries; none
     wrong)."""
-    import numpy as np
-
-    from solver.campaign_jit import _DEAD, CompiledSearch
+    from solver.campaign_jit import CompiledSearch
 
     rng = random.Random("dead-entries")
     checked = levels = 0
@@ -283,16 +281,11 @@ def test_every_state_marked_dead_meets_no_goal():
                                      1e300, 20_000, None, None)
         if status != 0:
             continue
-        tt = search.tt
-        dead = [tt[i] for i in np.flatnonzero((tt[:, 4] != 0) & (tt[:, 5] >= np.uint64(_DEAD)))]
+        dead = search.dead_states()
         needs = (any(g.get("pumpkins") for g in level.goals), any(g.get("place_all") for g in level.goals))
         memo: dict = {}
-        for row in rng.sample(dead, min(DEAD_SAMPLE, len(dead))):
-            meta = int(row[4]) - 1
-            t_idx, left = meta & 0xFFFF, meta >> 16 & 0xFF
-            assert meta >> 52 == 0  # no tokens on these levels
-            filled = int(row[0]) | int(row[1]) << 64
-            pumpkins = int(row[2]) | int(row[3]) << 64
+        for filled, pumpkins, t_idx, left, tokens in rng.sample(dead, min(DEAD_SAMPLE, len(dead))):
+            assert tokens == 0  # none on these levels
             tray = search.trays[t_idx]
             rest = tuple(p for j, p in enumerate(tray) if left >> j & 1)
             placed = sum(len(t) for t in search.trays[:t_idx]) + len(tray) - len(rest)
