@@ -33,8 +33,9 @@ from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
 # also drops lines that can no longer clear every pumpkin (node counts again); 4 = with one
 # placement left, it must clear every pumpkin and use every pending placement at once; 5 = the
 # bound counts only the pieces placeable before the limit (a few nodes fewer); 6 = a state
-# known to meet no goal is pruned when reached again (node counts again).
-GENERATOR_VERSION = "6"
+# known to meet no goal is pruned when reached again (node counts again); 7 = the pumpkin test
+# also runs where one placement is left and it is the next tray's first.
+GENERATOR_VERSION = "7"
 MAX_CANDIDATES_PER_LEVEL = 400
 
 
