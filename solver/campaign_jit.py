@@ -1328,6 +1328,7 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 if (not cleared and i < Plain[depth] and (rm_lo & ~spot_lo[g, k]) == 0
                         and (rm_hi & ~spot_hi[g, k]) == 0 and (spot_lo[g, k] & PlainLo[depth]) == 0
                         and (spot_hi[g, k] & PlainHi[depth]) == 0):
+                    Swapped[depth] = 1
                     continue  # commutes with the placement before it, searched the other way round
             else:
                 i = Slot[depth]
