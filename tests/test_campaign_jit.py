@@ -182,6 +182,24 @@ def pumpkin_level(seed: int):
                        [[3, 3], [2, 3], [3, 2], [3, 3, 1], [2, 2, 2], [3, 3, 2]], scores=(1,), slack=2)
 
 
+def rule_fires(level, cap: int, **off) -> bool | None:
+    """The compiled search within ``cap`` nodes against the same search with one of its rules
+    turned ``off``: the same status and best, a line that replays to it, never fewer nodes
+    without the rule. Whether the rule cut any, or None when the search did not end within
+    ``cap`` (the level is then left out)."""
+    from solver.campaign_jit import search
+
+    status, best, nodes, line = search(level, math.inf, cap, None, None)
+    if status != 0:
+        return None
+    status_off, best_off, nodes_off, _ = search(level, math.inf, 10**12, None, None, **off)
+    assert (status_off, best_off) == (0, best), level.id
+    assert nodes <= nodes_off, level.id
+    if line is not None:
+        assert play_solution(level, line, ignore_score=True).score == best, level.id
+    return nodes < nodes_off
+
+
 def test_dead_states_keep_every_answer():
     """The dead-state rule (``campaign_jit`` docstring: a state none of whose lines meets the
     goals is pruned when reached again with any points) against the same search without it, on
@@ -191,7 +209,6 @@ def test_dead_states_keep_every_answer():
     nodes are left out: 34 of the first 100 candidates, 19 of the 300 others. The rule fires on
     42 candidates and 25 others: 15 Halloween, 2 Arabic, 8 Sudoku.)"""
     from generator.recipes import Unbuildable, candidate_level
-    from solver.campaign_jit import search
 
     checked = 0
     fired: dict[str, int] = {}
@@ -202,16 +219,11 @@ def test_dead_states_keep_every_answer():
         except Unbuildable:
             continue
     for kind, level in levels:
-        status, best, nodes, line = search(level, math.inf, 20_000, None, None)
-        if status != 0:
+        cut = rule_fires(level, 20_000, dead_rule=False)
+        if cut is None:
             continue
-        status_off, best_off, nodes_off, _ = search(level, math.inf, 10**12, None, None, dead_rule=False)
-        assert (status_off, best_off) == (0, best), (kind, level.id)
-        assert nodes <= nodes_off, (kind, level.id)
-        if line is not None:
-            assert play_solution(level, line, ignore_score=True).score == best, (kind, level.id)
         checked += 1
-        fired[kind] = fired.get(kind, 0) + (nodes < nodes_off)
+        fired[kind] = fired.get(kind, 0) + cut
     assert checked >= 330, checked
     assert fired.get("candidate", 0) >= 35 and all(fired.get(name, 0) > 0 for name in VARIANTS), fired
 
@@ -387,7 +399,6 @@ def test_value_rule_keeps_every_answer():
     ``test_dead_states_keep_every_answer``: the same status and best, lines that replay to it,
     and fewer nodes where the rule fires."""
     from generator.recipes import Unbuildable, candidate_level
-    from solver.campaign_jit import search
 
     checked = fired = 0
     levels = [pumpkin_level(seed) for seed in range(300)]
@@ -397,16 +408,10 @@ def test_value_rule_keeps_every_answer():
         except Unbuildable:
             continue
     for level in levels:
-        status, best, nodes, line = search(level, math.inf, 20_000, None, None)
-        if status != 0:
-            continue
-        status_off, best_off, nodes_off, _ = search(level, math.inf, 10**12, None, None, value_rule=False)
-        assert (status_off, best_off) == (0, best), level.id
-        assert nodes <= nodes_off, level.id
-        if line is not None:
-            assert play_solution(level, line, ignore_score=True).score == best, level.id
-        checked += 1
-        fired += nodes < nodes_off
+        cut = rule_fires(level, 20_000, value_rule=False)
+        if cut is not None:
+            checked += 1
+            fired += cut
     assert checked >= 330 and fired >= 20, (checked, fired)
 
 
@@ -562,9 +567,7 @@ def test_bitboard_move_generator_matches_the_rules_engine():
     import numpy as np
 
     from solver import campaign_jit
-    from solver.engine import settle
     from solver.enumerate_jit import split
-    from solver.pieces import get_piece, placements
 
     all_hi = (1 << 36) - 1
     checked = clearing = 0
@@ -720,20 +723,13 @@ def test_value_rule_keeps_every_answer_with_tokens():
     """The value rule against the same search without it on levels whose rotate and remove tokens
     the compiled search spends (a token placement that commutes with the plain one before it is
     left to the parent's subtree, so that state keeps no bound): the same best on the 400 first
-    of ``random_spend_level``'s levels within 300,000 nodes, and fewer nodes where it fires."""
-    from solver.campaign_jit import search
-
+    of ``random_spend_level``'s levels within 300,000 nodes (``rule_fires``)."""
     checked = fired = 0
     for seed in range(400):
-        level = random_spend_level(seed)
-        status, best, nodes, _ = search(level, math.inf, 300_000, None, None)
-        if status != 0:
-            continue
-        status_off, best_off, nodes_off, _ = search(level, math.inf, 10**12, None, None, value_rule=False)
-        assert (status_off, best_off) == (0, best), f"seed {seed}"
-        assert nodes <= nodes_off, f"seed {seed}"
-        checked += 1
-        fired += nodes < nodes_off
+        cut = rule_fires(random_spend_level(seed), 300_000, value_rule=False)
+        if cut is not None:
+            checked += 1
+            fired += cut
     assert checked >= 390 and fired >= 3, (checked, fired)
 
 
