@@ -1748,31 +1748,29 @@ class CompiledSearch:
         self.tt = np.zeros((1 << 14, _TT_WORDS), np.uint64)
         self.tt_used = 0
 
+    def _entry_state(self, i: int) -> tuple[int, int, int, int, int, bool, bool]:
+        """The state of table entry ``i``, read back from the key ``_search`` writes: (filled,
+        pumpkins, tray index, unplaced slots, tokens, turn cleared, previous turn cleared); its
+        ``meta`` word, plus one, holds the tray index in bits 0-15, slots in 16-23, the turn flags in
+        50 and 51, tokens from bit 52."""
+        tt = self.tt
+        meta = int(tt[i, 4]) - 1
+        return (int(tt[i, 0]) | int(tt[i, 1]) << 64, int(tt[i, 2]) | int(tt[i, 3]) << 64, meta & 0xFFFF,
+                meta >> 16 & 0xFF, meta >> 52, bool(meta >> 50 & 1), bool(meta >> 51 & 1))
+
     def dead_states(self) -> list[tuple[int, int, int, int, int]]:
         """The states the table holds marked dead (no line from them meets the goals), for the
-        tests: (filled, pumpkins, tray index, unplaced slots, tokens), read back from the key
-        ``_search`` writes (its ``meta`` word, plus one: tray index in bits 0-15, slots in 16-23,
-        tokens from bit 52)."""
+        tests: (filled, pumpkins, tray index, unplaced slots, tokens)."""
         tt = self.tt
-        states = []
-        for i in np.flatnonzero((tt[:, 4] != 0) & (tt[:, 5] >= np.uint64(_DEAD))):
-            meta = int(tt[i, 4]) - 1
-            states.append((int(tt[i, 0]) | int(tt[i, 1]) << 64, int(tt[i, 2]) | int(tt[i, 3]) << 64,
-                           meta & 0xFFFF, meta >> 16 & 0xFF, meta >> 52))
-        return states
+        return [self._entry_state(i)[:5] for i in np.flatnonzero((tt[:, 4] != 0) & (tt[:, 5] >= np.uint64(_DEAD)))]
 
     def value_bounds(self) -> list[tuple[int, int, int, int, int, bool, bool, int, int]]:
         """The states the table holds with a bound on the points their lines add, for the tests:
-        (filled, pumpkins, tray index, unplaced slots, tokens, turn cleared, previous turn cleared,
-        streak run, the most any line from the state adds to its points, end bonuses included)."""
+        ``_entry_state``'s fields, then the streak run and the most any line from the state adds
+        to its points (end bonuses included)."""
         tt = self.tt
-        states = []
-        for i in np.flatnonzero((tt[:, 4] != 0) & (tt[:, 7] != 0) & (tt[:, 5] < np.uint64(_DEAD))):
-            meta = int(tt[i, 4]) - 1
-            states.append((int(tt[i, 0]) | int(tt[i, 1]) << 64, int(tt[i, 2]) | int(tt[i, 3]) << 64,
-                           meta & 0xFFFF, meta >> 16 & 0xFF, meta >> 52, bool(meta >> 50 & 1), bool(meta >> 51 & 1),
-                           int(tt[i, 6]), int(tt[i, 7]) - _U_OFF))
-        return states
+        keep = (tt[:, 4] != 0) & (tt[:, 7] != 0) & (tt[:, 5] < np.uint64(_DEAD))
+        return [self._entry_state(i) + (int(tt[i, 6]), int(tt[i, 7]) - _U_OFF) for i in np.flatnonzero(keep)]
 
     def left_mask(self, tray_index: int, pieces: tuple[str, ...]) -> int | None:
         """The unplaced slots of tray ``tray_index`` holding ``pieces`` (of a repeated piece, the

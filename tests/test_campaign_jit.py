@@ -200,6 +200,20 @@ def rule_fires(level, cap: int, **off) -> bool | None:
     return nodes < nodes_off
 
 
+def rule_levels() -> list[tuple[str, object]]:
+    """(kind, level): ``pumpkin_level``'s first 300 (kind: the variant) and the generator's 3-tray
+    Halloween candidates of seeds 1000-1099 that build (kind "candidate")."""
+    from generator.recipes import Unbuildable, candidate_level
+
+    levels = [(VARIANTS[seed % 3], pumpkin_level(seed)) for seed in range(300)]
+    for seed in range(100):
+        try:
+            levels.append(("candidate", candidate_level("halloween", 3, 1000 + seed)[0]))
+        except Unbuildable:
+            continue
+    return levels
+
+
 def test_dead_states_keep_every_answer():
     """The dead-state rule (``campaign_jit`` docstring: a state none of whose lines meets the
     goals is pruned when reached again with any points) against the same search without it, on
@@ -208,17 +222,9 @@ def test_dead_states_keep_every_answer():
     and best, lines that replay to it, and fewer nodes where the rule fires. (Levels past 20,000
     nodes are left out: 34 of the first 100 candidates, 19 of the 300 others. The rule fires on
     42 candidates and 25 others: 15 Halloween, 2 Arabic, 8 Sudoku.)"""
-    from generator.recipes import Unbuildable, candidate_level
-
     checked = 0
     fired: dict[str, int] = {}
-    levels = [(VARIANTS[seed % 3], pumpkin_level(seed)) for seed in range(300)]
-    for seed in range(100):
-        try:
-            levels.append(("candidate", candidate_level("halloween", 3, 1000 + seed)[0]))
-        except Unbuildable:
-            continue
-    for kind, level in levels:
+    for kind, level in rule_levels():
         cut = rule_fires(level, 20_000, dead_rule=False)
         if cut is None:
             continue
@@ -241,15 +247,22 @@ def goals_reachable(level, needs: tuple[bool, bool], filled: int, pumpkins: int,
         return False
     key = (filled, pumpkins, tray_index, rest, budget)
     if key not in memo:
-        variant, stones = level.variant, level.board.stones
-        # only a level's start can hold a complete zone, which the first placement clears
-        full = budget == level.limit and has_complete_zone(variant, filled, stones)
-        memo[key] = any(
-            goals_reachable(level, needs, now, pumpkins & now, *then, budget - 1, memo)
-            for piece in dict.fromkeys(rest) for then in [after_placing(level, tray_index, rest, piece)]
-            for spot in placements(piece) if not spot.mask & (filled | stones)
-            for now in [settle(variant, filled, stones, spot.mask, full)[0]])
+        memo[key] = any(goals_reachable(level, needs, now, pumpkins & now, *then, budget - 1, memo)
+                        for _, then, now, _, _ in continuations(level, filled, tray_index, rest, budget))
     return memo[key]
+
+
+def continuations(level, filled: int, tray_index: int, rest: tuple, budget: int):
+    """Every next placement from this state, through the engine's ``settle``: (piece, the tray
+    index and pieces left after it, the board after its clear, lines, regions)."""
+    variant, stones = level.variant, level.board.stones
+    # only a level's start can hold a complete zone, which the first placement clears
+    full = budget == level.limit and has_complete_zone(variant, filled, stones)
+    for piece in dict.fromkeys(rest):
+        then = after_placing(level, tray_index, rest, piece)
+        for spot in placements(piece):
+            if not spot.mask & (filled | stones):
+                yield (piece, then) + settle(variant, filled, stones, spot.mask, full)
 
 
 def after_placing(level, tray_index: int, rest: tuple, piece: str) -> tuple[int, tuple]:
@@ -263,6 +276,14 @@ def after_placing(level, tray_index: int, rest: tuple, piece: str) -> tuple[int,
 
 
 DEAD_LEVELS, DEAD_SAMPLE = 120, 40
+
+
+def pieces_left(search, tray_index: int, left: int) -> tuple[tuple, int]:
+    """The pieces in the unplaced slots ``left`` of a search's tray, and the placements made
+    before them."""
+    tray = search.trays[tray_index]
+    rest = tuple(p for j, p in enumerate(tray) if left >> j & 1)
+    return rest, sum(len(t) for t in search.trays[:tray_index]) + len(tray) - len(rest)
 
 
 def test_every_state_marked_dead_meets_no_goal():
@@ -298,9 +319,7 @@ def test_every_state_marked_dead_meets_no_goal():
         memo: dict = {}
         for filled, pumpkins, t_idx, left, tokens in rng.sample(dead, min(DEAD_SAMPLE, len(dead))):
             assert tokens == 0  # none on these levels
-            tray = search.trays[t_idx]
-            rest = tuple(p for j, p in enumerate(tray) if left >> j & 1)
-            placed = sum(len(t) for t in search.trays[:t_idx]) + len(tray) - len(rest)
+            rest, placed = pieces_left(search, t_idx, left)
             assert not goals_reachable(level, needs, filled, pumpkins, t_idx, rest, level.limit - placed, memo), (
                 f"{level.id}: a state marked dead meets the goals: tray {t_idx}, pieces {rest}, placed {placed}, "
                 f"board {Board(filled, level.board.stones, pumpkins).text()}")
@@ -323,21 +342,15 @@ def best_added(level, needs: tuple[bool, bool], filled: int, pumpkins: int, tray
         return here
     key = (filled, pumpkins, tray_index, rest, budget, streak)
     if key not in memo:
-        variant, stones = level.variant, level.board.stones
-        full = budget == level.limit and has_complete_zone(variant, filled, stones)
+        variant = level.variant
         most = here
-        for piece in dict.fromkeys(rest):
-            then = after_placing(level, tray_index, rest, piece)
-            for spot in placements(piece):
-                if spot.mask & (filled | stones):
-                    continue
-                now, lines, regions = settle(variant, filled, stones, spot.mask, full)
-                gained = placement_points(variant, get_piece(piece).size, lines, regions, streak.run)
-                after = streak.after_placement(lines + regions > 0)
-                if then[0] != tray_index:
-                    bonus, after = after.after_turn(variant)
-                    gained += bonus
-                most = max(most, gained + best_added(level, needs, now, pumpkins & now, *then, budget - 1, after, memo))
+        for piece, then, now, lines, regions in continuations(level, filled, tray_index, rest, budget):
+            gained = placement_points(variant, get_piece(piece).size, lines, regions, streak.run)
+            after = streak.after_placement(lines + regions > 0)
+            if then[0] != tray_index:
+                bonus, after = after.after_turn(variant)
+                gained += bonus
+            most = max(most, gained + best_added(level, needs, now, pumpkins & now, *then, budget - 1, after, memo))
         memo[key] = most
     return memo[key]
 
@@ -378,9 +391,7 @@ def test_every_value_bound_holds():
         for filled, pumpkins, t_idx, left, tokens, tc, prev, run, most in rng.sample(bounds,
                                                                                      min(VALUE_SAMPLE, len(bounds))):
             assert tokens == 0  # none on these levels
-            tray = search.trays[t_idx]
-            rest = tuple(p for j, p in enumerate(tray) if left >> j & 1)
-            placed = sum(len(t) for t in search.trays[:t_idx]) + len(tray) - len(rest)
+            rest, placed = pieces_left(search, t_idx, left)
             true = best_added(level, needs, filled, pumpkins, t_idx, rest, level.limit - placed, Streak(run, tc, prev),
                               memo)
             assert true <= most, (
@@ -398,16 +409,8 @@ def test_value_rule_keeps_every_answer():
     """The value rule against the same search without it, on the levels of
     ``test_dead_states_keep_every_answer``: the same status and best, lines that replay to it,
     and fewer nodes where the rule fires."""
-    from generator.recipes import Unbuildable, candidate_level
-
     checked = fired = 0
-    levels = [pumpkin_level(seed) for seed in range(300)]
-    for seed in range(100):
-        try:
-            levels.append(candidate_level("halloween", 3, 1000 + seed)[0])
-        except Unbuildable:
-            continue
-    for level in levels:
+    for _, level in rule_levels():
         cut = rule_fires(level, 20_000, value_rule=False)
         if cut is not None:
             checked += 1
