@@ -79,6 +79,17 @@ the cost: 2.6 s to 1.9 s on a 5-tray benchmark level where 99 % of the tests
 carried pumpkins. The zones' empty cells for each choice of one zone per pumpkin
 (``_pumpkin_ways``) are worked out once per node, not per piece and partner: 2.53
 s to 2.31 s on 5-tray benchmark level 6 (1.53 M filter calls).
+A state at the start of that tray, three or more placements left, is dropped when some pumpkin
+can no longer be cleared in time (``_pumpkins_reachable``): a zone can first complete at the
+next placement only where one spot of a piece to come covers all its empty cells, and at the
+m-th only where spots of those pieces cover them on the board with every zone that can complete
+sooner cleared (every tile placed by then fitted such a board) and the m largest pieces have
+cells enough. Its children would each run the two-left test above, which drops almost all of
+them there: on 8-tray benchmark level 5 (limit 12, five pumpkins) 25 M tests on 5 M nodes, 99 %
+dropping. That level: 148-161 s to 51-54 s, at 30.72 M nodes to 30.71 M (a dropped state still
+counts as a node); 5-tray levels 4, 6, 10, 19 and 8-tray 9 and 2 the same nodes (level 19 23
+fewer) in the same time. Run in the trays before too (three to five placements left) it cut
+9-14 % of the nodes on 8-tray levels 9 and 2 but no time, and on level 5 cost 10 s: not kept.
 
 The third marks the table entry of a state none of whose lines meets the goals (most boards
 near the limit can no longer clear every pumpkin) as dead: the state is then pruned when
@@ -433,6 +444,137 @@ def _left_to(g, ok_lo, ok_hi, h, oh_lo, oh_hi, u_lo, u_hi, cover_lo, cover_hi):
             ok_lo &= cover_lo[g, cell]
             ok_hi &= cover_hi[g, cell]
     return ok_lo, ok_hi
+
+
+@nb.njit(cache=True, inline="always")
+def _shl(lo, hi, k):
+    """The 100-cell board (lo, hi) shifted left by ``k`` cells, 0 <= k < 64 (cells past 99 dropped)."""
+    all_hi = np.uint64((1 << 36) - 1)
+    if k == 0:
+        return lo, hi
+    return lo << np.uint64(k), ((hi << np.uint64(k)) | (lo >> np.uint64(64 - k))) & all_hi
+
+
+@_borrowing
+def _pumpkins_reachable(p_lo, p_hi, f_lo, f_hi, st_lo, st_hi, t_idx, left, k, tray_len, tray_piece, rem_cells,
+                        n_zones, zone_lo, zone_hi, cell_zones, piece_size, offs, offs_n, anchor_lo, anchor_hi,
+                        cover_lo, cover_hi, pieces, fit_lo, fit_hi):
+    """Whether every pumpkin (p_lo, p_hi) may still be cleared within ``k`` placements from the
+    state (tray ``t_idx``, unplaced slots ``left``) on the board f: a necessary condition
+    (``pieces``, ``fit_lo`` and ``fit_hi`` are scratch rows, one per piece).
+
+    Zone z can first complete at placement m only if it is in ``Z_m``: ``Z_1`` holds the zones
+    one spot of a piece still to come covers every empty cell of (on today's board), ``Z_m``
+    also those each of whose empty cells some spot of those pieces covers on the board with
+    every zone of ``Z_(m-1)`` cleared, and whose empty cells the m largest of them can fill. (By
+    induction: every tile placed up to then fitted a board whose empty cells were today's or a
+    zone's completed earlier, so one of ``Z_(m-1)``.) A pumpkin is cleared only by a zone
+    through it completing, so each needs one in ``Z_k``."""
+    all_hi = np.uint64((1 << 36) - 1)
+    e_lo = ~(f_lo | st_lo)
+    e_hi = ~(f_hi | st_hi) & all_hi
+    # the distinct pieces a line can still place: this tray's unplaced ones, then whole trays
+    n = 0
+    count = 0
+    t = t_idx
+    mask = left
+    n_trays = tray_len.shape[0]
+    while t < n_trays and count < k:
+        for i in range(tray_len[t]):
+            if mask >> i & 1:
+                g = tray_piece[t, i]
+                seen = False
+                for j in range(n):
+                    if pieces[j] == g:
+                        seen = True
+                        break
+                if not seen:
+                    pieces[n] = g
+                    n += 1
+        count += _pop64(np.uint64(mask))
+        t += 1
+        if t < n_trays:
+            mask = (1 << tray_len[t]) - 1
+    # the zones a pumpkin needs one of
+    need = np.uint64(0)
+    q_lo = p_lo
+    q_hi = p_hi
+    while q_lo != 0 or q_hi != 0:
+        cell, q_lo, q_hi = _low_bit(q_lo, q_hi)
+        need |= cell_zones[cell]
+    # Z_1: one spot completes the zone
+    for j in range(n):
+        g = pieces[j]
+        fit_lo[j], fit_hi[j] = _fits(g, e_lo, e_hi, offs, offs_n, anchor_lo, anchor_hi)
+    reach = np.uint64(0)
+    for z in range(n_zones):
+        m_lo = zone_lo[z] & e_lo
+        m_hi = zone_hi[z] & e_hi
+        if m_lo == 0 and m_hi == 0:
+            continue
+        c = _pop64(m_lo) + _pop64(m_hi)
+        for j in range(n):
+            g = pieces[j]
+            if c > piece_size[g]:
+                continue
+            l_lo = fit_lo[j]
+            l_hi = fit_hi[j]
+            r_lo = m_lo
+            r_hi = m_hi
+            while (r_lo != 0 or r_hi != 0) and (l_lo != 0 or l_hi != 0):
+                cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
+                l_lo &= cover_lo[g, cell]
+                l_hi &= cover_hi[g, cell]
+            if l_lo != 0 or l_hi != 0:
+                reach |= np.uint64(1) << np.uint64(z)
+                break
+    opened = np.uint64(0)  # the zones cleared on the board that cov was worked out on
+    cov_lo = np.uint64(0)
+    cov_hi = np.uint64(0)
+    for m in range(2, k + 1):
+        if _pumpkins_met(p_lo, p_hi, reach, cell_zones):
+            return True
+        if m == 2 or reach != opened:
+            # the board with every zone reachable so far cleared, and what the pieces cover on it
+            x_lo = e_lo
+            x_hi = e_hi
+            zs = reach
+            while zs != 0:
+                z, zs = _pop_zone(zs)
+                x_lo |= zone_lo[z] & ~st_lo
+                x_hi |= zone_hi[z] & ~st_hi
+            opened = reach
+            cov_lo = np.uint64(0)
+            cov_hi = np.uint64(0)
+            for j in range(n):
+                g = pieces[j]
+                l_lo, l_hi = _fits(g, x_lo, x_hi, offs, offs_n, anchor_lo, anchor_hi)
+                for o in range(offs_n[g]):
+                    s_lo, s_hi = _shl(l_lo, l_hi, offs[g, o])
+                    cov_lo |= s_lo
+                    cov_hi |= s_hi
+        most = rem_cells[t_idx, left, m]
+        # at the last placement only a zone through a pumpkin matters
+        zs = ~reach & (need if m == k else np.uint64((1 << n_zones) - 1) if n_zones < 64 else ~np.uint64(0))
+        while zs != 0:
+            z, zs = _pop_zone(zs)
+            m_lo = zone_lo[z] & e_lo
+            m_hi = zone_hi[z] & e_hi
+            if (m_lo == 0 and m_hi == 0) or (m_lo & ~cov_lo) != 0 or (m_hi & ~cov_hi) != 0:
+                continue
+            if _pop64(m_lo) + _pop64(m_hi) <= most:
+                reach |= np.uint64(1) << np.uint64(z)
+    return _pumpkins_met(p_lo, p_hi, reach, cell_zones)
+
+
+@nb.njit(cache=True, inline="always")
+def _pumpkins_met(p_lo, p_hi, zones, cell_zones):
+    """Whether a zone of ``zones`` runs through every pumpkin."""
+    while p_lo != 0 or p_hi != 0:
+        cell, p_lo, p_hi = _low_bit(p_lo, p_hi)
+        if cell_zones[cell] & zones == 0:
+            return False
+    return True
 
 
 _PARTNER_CHOICES = 64  # past this many ways to pick a zone per pumpkin, _pumpkin_partners keeps all
@@ -1062,6 +1204,9 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     way_lo = np.zeros(_PARTNER_CHOICES, np.uint64)  # the pumpkins' zone choices (_pumpkin_ways)
     way_hi = np.zeros(_PARTNER_CHOICES, np.uint64)
     way_n = np.zeros(_PARTNER_CHOICES, np.int64)
+    reach_g = np.zeros(total_pieces + 1, np.int64)  # the pieces to come and where each fits (_pumpkins_reachable)
+    reach_lo = np.zeros(total_pieces + 1, np.uint64)
+    reach_hi = np.zeros(total_pieces + 1, np.uint64)
     tt_size = tt.shape[0]  # grows by doubling up to 1 << tt_bits
     tt_mask = np.uint64(tt_size - 1)
     nodes = 0
@@ -1149,6 +1294,15 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                 if depth > 0:
                     Open[depth - 1] |= Open[depth]
                     SubMax[depth - 1] = max(SubMax[depth - 1], SubMax[depth])
+                depth -= 1
+                continue
+            if ends_here and need_pumpkins and pumpk and not full_scan and (
+                    min(rem_n[t_idx, left], limit - placed) >= 3) and not _pumpkins_reachable(
+                    P_lo[depth], P_hi[depth], f_lo, f_hi, st_lo, st_hi, t_idx, left,
+                    min(rem_n[t_idx, left], limit - placed), tray_len, tray_piece, rem_cells, n_zones, zone_lo,
+                    zone_hi, cell_zones, piece_size, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi,
+                    reach_g, reach_lo, reach_hi):
+                # no line from here clears every pumpkin (the module docstring): dead, its parent may be
                 depth -= 1
                 continue
             # A last move's node skips the bound and the transposition table: its children are
@@ -1913,6 +2067,21 @@ def pending_alive(level: Level, filled: int, pending: list[int], must: list[bool
                                tb.zone_lo.shape[0], tb.zone_lo, tb.zone_hi, tb.zone_region, tb.piece_size,
                                tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
                                tb.spot_of, tb.spot_lo, tb.spot_hi, tb.spot_touch))
+
+
+def pumpkins_reachable(level: Level, filled: int, pumpkins: int, tray_index: int, left_mask: int,
+                       count: int) -> bool:
+    """The compiled search's pumpkin reach test (``_pumpkins_reachable``) for one state, for the
+    tests that hold it to a brute force: whether ``count`` more placements, from the unplaced
+    slots ``left_mask`` of tray ``tray_index`` (slots in sorted piece order) on, might still clear
+    every pumpkin. False only where none can; ``count`` is the placements the level's limit leaves."""
+    tb = _Tables(level)
+    words = [np.uint64(w) for w in split(pumpkins) + split(filled) + split(level.board.stones)]
+    n = sum(len(t) for t in level.trays) + 1
+    return bool(_pumpkins_reachable(*words, tray_index, left_mask, count, tb.tray_len, tb.tray_piece, tb.rem_cells,
+                                    tb.zone_lo.shape[0], tb.zone_lo, tb.zone_hi, tb.cell_zones, tb.piece_size,
+                                    tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
+                                    np.zeros(n, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.uint64)))
 
 
 def pumpkin_partners(level: Level, filled: int, pumpkins: int, slot: int, left_mask: int) -> tuple[int, int]:

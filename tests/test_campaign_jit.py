@@ -933,6 +933,61 @@ def test_pumpkin_filter_never_drops_a_partnered_placement(chunk):
     assert cases > 800 and dropped > cases // 2 and partnered > 100
 
 
+def reach_case(seed: int):
+    """A dense board with nearly complete zones, one to four pumpkins (most on such zones), two
+    trays of three, the slots of the first still to place and the placements left (three or
+    four, the second tray's first in the four)."""
+    rng = random.Random(f"reach-{seed}")
+    name = VARIANTS[seed % 3]
+    variant = find_variant(name)
+    filled, stones = dense_open_board(rng, name)
+    near = [c for z in variant.zones if (z & ~(filled | stones)).bit_count() <= 5 for c in range(100)
+            if (filled & z) >> c & 1]
+    cells = [c for c in range(100) if filled >> c & 1]
+    pumpkins = 0
+    for _ in range(rng.choice((1, 1, 2, 2, 3, 4))):
+        pumpkins |= 1 << rng.choice(near if near and rng.random() < 0.8 else cells)
+    deals = RandomDeals(variant, 5000 + seed)
+    trays = [sorted(deals.next_piece() for _ in range(3)) for _ in range(2)]
+    left = 7 if rng.random() < 0.6 else rng.choice((3, 5, 6))
+    count = bin(left).count("1") + (rng.random() < 0.3)
+    placed = 3 - bin(left).count("1")
+    level = parse_level({"format": "tenfold.level/1", "id": f"r{seed}", "variant": name, "mode": MODES[name],
+                         "board": ["." * 10] * 10, "trays": trays, "goals": [{"pumpkins": True}],
+                         "limit": placed + count, "tokens": 0})
+    level.board = Board(filled, stones, pumpkins)
+    return level, left, count
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_pumpkin_reach_test_never_drops_a_line_that_clears_them(chunk):
+    """In the tray where lines end, a state with three or more placements left is dropped when
+    ``_pumpkins_reachable`` finds some pumpkin no zone through which can complete in time (the
+    zones one spot completes, then those the pieces cover on the board with those cleared, and
+    so on). Held to a brute force over every continuation within the limit (``goals_reachable``):
+    a state it drops has no line that clears every pumpkin. It must drop often, and keep states
+    that do have one, or this would test nothing.
+
+    It drops 691 of these 1,200 states (the brute force finds no line from 1,050), and 150 have a
+    line. Two wrong versions fail here: covering on today's board alone, clears ignored (13 of the
+    1,200 states, the first seed 124), and letting only zones through a pumpkin complete before the
+    last placement (seed 469)."""
+    from solver.campaign_jit import pumpkins_reachable
+
+    cases = dropped = kept_alive = 0
+    for seed in range(chunk, 1200, 2):
+        level, left, count = reach_case(seed)
+        board = level.board
+        rest = tuple(p for j, p in enumerate(level.trays[0]) if left >> j & 1)
+        brute = goals_reachable(level, (True, False), board.filled, board.pumpkins, 0, rest, count, {})
+        reach = pumpkins_reachable(level, board.filled, board.pumpkins, 0, left, count)
+        assert reach or not brute, f"seed {seed}: dropped a state with a line clearing every pumpkin"
+        cases += 1
+        dropped += not reach
+        kept_alive += brute
+    assert cases == 600 and dropped > cases // 3 and kept_alive > 40, (dropped, kept_alive)
+
+
 def open_level():
     """An empty board and two trays of big pieces: far more nodes than a test waits for."""
     return parse_level({
