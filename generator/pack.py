@@ -35,8 +35,9 @@ from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
 # bound counts only the pieces placeable before the limit (a few nodes fewer); 6 = a state
 # known to meet no goal is pruned when reached again (node counts again); 7 = the pumpkin test
 # also runs where one placement is left and it is the next tray's first; 8 = a state reached again
-# is pruned when its points plus the most its lines added cannot beat the best.
-GENERATOR_VERSION = "8"
+# is pruned when its points plus the most its lines added cannot beat the best; 9 = the start of
+# the tray where lines end is dropped when some pumpkin can no longer be cleared in time.
+GENERATOR_VERSION = "9"
 MAX_CANDIDATES_PER_LEVEL = 400
 
 
