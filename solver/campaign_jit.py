@@ -512,19 +512,9 @@ def _pumpkins_reachable(p_lo, p_hi, f_lo, f_hi, st_lo, st_hi, t_idx, left, k, tr
         m_hi = zone_hi[z] & e_hi
         if m_lo == 0 and m_hi == 0:
             continue
-        c = _pop64(m_lo) + _pop64(m_hi)
         for j in range(n):
-            g = pieces[j]
-            if c > piece_size[g]:
-                continue
-            l_lo = fit_lo[j]
-            l_hi = fit_hi[j]
-            r_lo = m_lo
-            r_hi = m_hi
-            while (r_lo != 0 or r_hi != 0) and (l_lo != 0 or l_hi != 0):
-                cell, r_lo, r_hi = _low_bit(r_lo, r_hi)
-                l_lo &= cover_lo[g, cell]
-                l_hi &= cover_hi[g, cell]
+            l_lo, l_hi = _completing(pieces[j], fit_lo[j], fit_hi[j], e_lo, e_hi, np.uint64(1) << np.uint64(z),
+                                     zone_lo, zone_hi, piece_size, cover_lo, cover_hi)
             if l_lo != 0 or l_hi != 0:
                 reach |= np.uint64(1) << np.uint64(z)
                 break

@@ -866,6 +866,17 @@ def test_pending_test_never_drops_a_usable_placement(chunk):
     assert dropped > cases // 5
 
 
+def some_pumpkins(rng: random.Random, variant, filled: int, stones: int, gaps: int) -> int:
+    """One to four pumpkins on tiles of the board, most on zones with at most ``gaps`` empty cells."""
+    near = [c for z in variant.zones if (z & ~(filled | stones)).bit_count() <= gaps for c in range(100)
+            if (filled & z) >> c & 1]
+    cells = [c for c in range(100) if filled >> c & 1]
+    pumpkins = 0
+    for _ in range(rng.choice((1, 1, 2, 2, 3, 4))):
+        pumpkins |= 1 << rng.choice(near if near and rng.random() < 0.8 else cells)
+    return pumpkins
+
+
 def pumpkin_case(seed: int):
     """A dense board with nearly complete zones, one to four pumpkins (most on such zones), a
     tray of three, a slot to place plainly and the slots still to place (two or three)."""
@@ -873,12 +884,7 @@ def pumpkin_case(seed: int):
     name = VARIANTS[seed % 3]
     variant = find_variant(name)
     filled, stones = dense_open_board(rng, name)
-    near = [c for z in variant.zones if (z & ~(filled | stones)).bit_count() <= 4 for c in range(100)
-            if (filled & z) >> c & 1]
-    cells = [c for c in range(100) if filled >> c & 1]
-    pumpkins = 0
-    for _ in range(rng.choice((1, 1, 2, 2, 3, 4))):
-        pumpkins |= 1 << rng.choice(near if near and rng.random() < 0.8 else cells)
+    pumpkins = some_pumpkins(rng, variant, filled, stones, 4)
     tray = sorted(RandomDeals(variant, 7000 + seed).next_piece() for _ in range(3))
     level = parse_level({"format": "tenfold.level/1", "id": f"k{seed}", "variant": name, "mode": MODES[name],
                          "board": ["." * 10] * 10, "trays": [tray], "goals": [{"score": 1}], "tokens": 0})
@@ -941,12 +947,7 @@ def reach_case(seed: int):
     name = VARIANTS[seed % 3]
     variant = find_variant(name)
     filled, stones = dense_open_board(rng, name)
-    near = [c for z in variant.zones if (z & ~(filled | stones)).bit_count() <= 5 for c in range(100)
-            if (filled & z) >> c & 1]
-    cells = [c for c in range(100) if filled >> c & 1]
-    pumpkins = 0
-    for _ in range(rng.choice((1, 1, 2, 2, 3, 4))):
-        pumpkins |= 1 << rng.choice(near if near and rng.random() < 0.8 else cells)
+    pumpkins = some_pumpkins(rng, variant, filled, stones, 5)
     deals = RandomDeals(variant, 5000 + seed)
     trays = [sorted(deals.next_piece() for _ in range(3)) for _ in range(2)]
     left = 7 if rng.random() < 0.6 else rng.choice((3, 5, 6))
