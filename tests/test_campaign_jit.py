@@ -941,8 +941,8 @@ def test_pumpkin_filter_never_drops_a_partnered_placement(chunk):
 
 def reach_case(seed: int):
     """A dense board with nearly complete zones, one to four pumpkins (most on such zones), two
-    trays of three, the slots of the first still to place and the placements left (three or
-    four, the second tray's first in the four)."""
+    trays of three, the slots of the first still to place and the placements left (two to four:
+    those slots, and the second tray's first in three of ten)."""
     rng = random.Random(f"reach-{seed}")
     name = VARIANTS[seed % 3]
     variant = find_variant(name)
@@ -951,8 +951,9 @@ def reach_case(seed: int):
     deals = RandomDeals(variant, 5000 + seed)
     trays = [sorted(deals.next_piece() for _ in range(3)) for _ in range(2)]
     left = 7 if rng.random() < 0.6 else rng.choice((3, 5, 6))
-    count = bin(left).count("1") + (rng.random() < 0.3)
-    placed = 3 - bin(left).count("1")
+    slots = bin(left).count("1")
+    count = slots + (rng.random() < 0.3)
+    placed = 3 - slots
     level = parse_level({"format": "tenfold.level/1", "id": f"r{seed}", "variant": name, "mode": MODES[name],
                          "board": ["." * 10] * 10, "trays": trays, "goals": [{"pumpkins": True}],
                          "limit": placed + count, "tokens": 0})
