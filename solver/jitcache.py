@@ -1,0 +1,61 @@
+"""Numba's on-disk cache, kept from going stale across modules.
+
+Numba keys each compiled function's cache on its own source file alone: when a compiled
+function calls one from another module and that one changes, the caller's cached machine code
+still holds the old callee and keeps running it (the campaign search calls ``_pop64`` from
+``evaluate_jit``; ``survival`` calls the campaign search's ``_settle``). So the package's
+compiled modules (its files that import numba) share one stamp, a hash of all their sources:
+when it differs from the one their cache was built under, every cache file in the package's
+``__pycache__`` is deleted before anything is compiled or loaded, and each function compiles
+afresh once. ``tests/test_jitcache.py`` shows a stale callee and this clearing it.
+
+Only the in-tree cache is managed (numba's default, in ``__pycache__``); with
+``NUMBA_CACHE_DIR`` set, clear that directory after editing a compiled module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+STAMP_FILE = "numba-sources.stamp"
+CACHE_SUFFIXES = (".nbi", ".nbc")
+
+
+def compiled_sources(package: Path) -> list[Path]:
+    """The package's modules that import numba, in name order."""
+    return [path for path in sorted(package.glob("*.py")) if "import numba" in path.read_text(encoding="utf-8")]
+
+
+def sources_stamp(package: Path) -> str:
+    """A hash of the compiled modules' names and sources."""
+    digest = hashlib.sha256()
+    for path in compiled_sources(package):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def purge_stale(package: Path) -> bool:
+    """Delete the package's numba cache files when its compiled sources changed since they were
+    written; True when it did. A cache directory that cannot be written is left alone (numba
+    then caches elsewhere or not at all)."""
+    cache = package / "__pycache__"
+    stamp = sources_stamp(package)
+    stamp_path = cache / STAMP_FILE
+    try:
+        if stamp_path.read_text(encoding="ascii") == stamp:
+            return False
+    except OSError:
+        pass  # no stamp yet: whatever is cached predates it
+    try:
+        cache.mkdir(exist_ok=True)
+        for path in cache.iterdir():
+            if path.suffix in CACHE_SUFFIXES:
+                path.unlink(missing_ok=True)
+        partial = cache / f"{STAMP_FILE}.{os.getpid()}.tmp"
+        partial.write_text(stamp, encoding="ascii")
+        os.replace(partial, stamp_path)
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,59 @@
+"""``solver.jitcache``: a compiled function whose callee (in another module) changed runs the new
+callee once the package's cache is cleared; sources that did not change keep their cache."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from solver.jitcache import STAMP_FILE, compiled_sources, purge_stale, sources_stamp
+
+CALLEE = "import numba as nb\n\n\n@nb.njit(cache=True)\ndef f(x):\n    return x + {add}\n"
+CALLER = "import numba as nb\n\nfrom .a import f\n\n\n@nb.njit(cache=True)\ndef g(x):\n    return f(x) * 10\n"
+
+
+def _package(root: Path) -> Path:
+    package = root / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text(CALLEE.format(add=1))
+    (package / "b.py").write_text(CALLER)
+    (package / "plain.py").write_text("X = 1\n")
+    return package
+
+
+def _run_caller(root: Path) -> int:
+    """g(1) in a fresh interpreter, after clearing the package's cache if its sources changed."""
+    code = ("import sys; from pathlib import Path; from solver.jitcache import purge_stale; "
+            f"purge_stale(Path({str(root / 'pkg')!r})); sys.path.insert(0, {str(root)!r}); "
+            "from pkg.b import g; print(g(1))")
+    repo = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo)
+    return int(out.stdout)
+
+
+def test_a_changed_callee_in_another_module_is_compiled_again(tmp_path):
+    package = _package(tmp_path)
+    assert _run_caller(tmp_path) == 20
+    assert any(p.suffix == ".nbc" for p in (package / "__pycache__").iterdir())  # the cache was written
+    (package / "a.py").write_text(CALLEE.format(add=2))
+    assert _run_caller(tmp_path) == 30
+
+
+def test_only_compiled_modules_count_and_an_unchanged_package_keeps_its_cache(tmp_path):
+    package = _package(tmp_path)
+    assert [p.name for p in compiled_sources(package)] == ["a.py", "b.py"]
+    assert purge_stale(package)  # no stamp yet
+    assert (package / "__pycache__" / STAMP_FILE).read_text() == sources_stamp(package)
+    kept = package / "__pycache__" / "b.g-6.py311.nbi"
+    kept.write_bytes(b"index")
+    (package / "plain.py").write_text("X = 2\n")  # no numba: not part of the stamp
+    assert not purge_stale(package)
+    assert kept.exists()
+    before = sources_stamp(package)
+    (package / "b.py").write_text(CALLER + "\n")
+    assert sources_stamp(package) != before
+    assert purge_stale(package)
+    assert not kept.exists()
+    assert not purge_stale(package)
