@@ -36,7 +36,7 @@ from math import factorial
 import numba as nb
 import numpy as np
 
-from .campaign_jit import _settle
+from .board_jit import _settle
 from .enumerate_jit import split, zone_tables
 from .pieces import placements
 from .variants import Variant

@@ -569,7 +569,7 @@ def test_bitboard_move_generator_matches_the_rules_engine():
     one by one with ``engine.settle`` on 300 seeded boards, every piece of every variant."""
     import numpy as np
 
-    from solver import campaign_jit
+    from solver import board_jit, campaign_tables
     from solver.enumerate_jit import split
 
     all_hi = (1 << 36) - 1
@@ -588,13 +588,13 @@ def test_bitboard_move_generator_matches_the_rules_engine():
             "tokens": 0,
         })
         filled, stones = level.board.filled, level.board.stones
-        tb = campaign_jit._Tables(level)
+        tb = campaign_tables._Tables(level)
         e_lo, e_hi = split(~(filled | stones) & ((1 << 100) - 1))
         for g, piece in enumerate(tb.ids):
             # the zones a piece this size can complete (the search passes those of its largest piece)
-            near = campaign_jit._near(np.uint64(e_lo), np.uint64(e_hi & all_hi), len(variant.zones), tb.zone_lo,
+            near = board_jit._near(np.uint64(e_lo), np.uint64(e_hi & all_hi), len(variant.zones), tb.zone_lo,
                                       tb.zone_hi, int(tb.piece_size[g]))
-            c_lo, c_hi, p_lo, p_hi = campaign_jit._anchors(
+            c_lo, c_hi, p_lo, p_hi = board_jit._anchors(
                 g, np.uint64(e_lo), np.uint64(e_hi & all_hi), False, near, tb.zone_lo,
                 tb.zone_hi, tb.piece_size, tb.offs, tb.offs_n,
                 tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi)
@@ -622,19 +622,19 @@ def test_tables_kept_between_levels_are_the_tables_built_afresh():
     array of every level's tables is what a build with empty caches gives."""
     import numpy as np
 
-    from solver import campaign_jit
+    from solver import campaign_tables
 
-    caches = (campaign_jit._spot_tables, campaign_jit._anchor_rows, campaign_jit._points_table,
-              campaign_jit._events_grid)
+    caches = (campaign_tables._spot_tables, campaign_tables._anchor_rows, campaign_tables._points_table,
+              campaign_tables._events_grid)
     levels = [random_level(seed) for seed in range(60)] + [dense_level(seed) for seed in range(12)]
     warm = []
     for level in levels:
-        warm.append(vars(campaign_jit._Tables(level)))
+        warm.append(vars(campaign_tables._Tables(level)))
         solve_level(level, time_limit=60)  # a search reads them; nothing it does may change them
     for level, kept in zip(levels, warm):
         for cache in caches:
             cache.cache_clear()
-        fresh = vars(campaign_jit._Tables(level))
+        fresh = vars(campaign_tables._Tables(level))
         assert fresh.keys() == kept.keys()
         for name, value in fresh.items():
             if isinstance(value, np.ndarray):
@@ -1062,7 +1062,7 @@ def test_the_token_move_stack_doubles_keeping_its_rows():
     written, the rest zero (the search's stack starts at 1,024 rows)."""
     import numpy as np
 
-    from solver.campaign_jit import _mv_push
+    from solver.campaign_tokens_jit import _mv_push
 
     stack = np.arange(24, dtype=np.uint64).reshape(4, 6)
     grown = _mv_push(stack.copy(), 4, 1, 2, 3, 4, np.uint64(5), np.uint64(6))
