@@ -2,12 +2,15 @@
 
 Numba keys each compiled function's cache on its own source file alone: when a compiled
 function calls one from another module and that one changes, the caller's cached machine code
-still holds the old callee and keeps running it (the campaign search calls ``_pop64`` from
-``evaluate_jit``; ``survival`` calls the campaign search's ``_settle``). So the package's
-compiled modules (its files that import numba) share one stamp, a hash of all their sources:
+still holds the old callee and keeps running it (the campaign search's modules call
+``_pop64`` from ``evaluate_jit`` and the primitives in ``board_jit``, as ``survival`` does). So the package's
+compiled modules (its files that define compiled functions) share one stamp, a hash of all their sources:
 when it differs from the one their cache was built under, every cache file in the package's
 ``__pycache__`` is deleted before anything is compiled or loaded, and each function compiles
 afresh once. ``tests/test_jitcache.py`` shows a stale callee and this clearing it.
+
+Numba also freezes the globals a compiled function reads, so the constants compiled functions
+read live in compiled modules, which the stamp covers (a test holds the package to that).
 
 Only the in-tree cache is managed (numba's default, in ``__pycache__``); with
 ``NUMBA_CACHE_DIR`` set, clear that directory after editing a compiled module.
@@ -17,15 +20,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 STAMP_FILE = "numba-sources.stamp"
 CACHE_SUFFIXES = (".nbi", ".nbc")
 
 
+# a decorator line that compiles the function below it: numba's, or the search's own ``_borrowing``
+_COMPILING = re.compile(r"^@(?:nb\.)?n?jit\b|^@_borrowing\b", re.MULTILINE)
+
+
 def compiled_sources(package: Path) -> list[Path]:
-    """The package's modules that import numba, in name order."""
-    return [path for path in sorted(package.glob("*.py")) if "import numba" in path.read_text(encoding="utf-8")]
+    """The package's modules that define compiled functions, in name order."""
+    return [path for path in sorted(package.glob("*.py")) if _COMPILING.search(path.read_text(encoding="utf-8"))]
 
 
 def sources_stamp(package: Path) -> str:

@@ -57,3 +57,51 @@ def test_only_compiled_modules_count_and_an_unchanged_package_keeps_its_cache(tm
     assert purge_stale(package)
     assert not kept.exists()
     assert not purge_stale(package)
+
+
+def _dispatchers(module) -> list:
+    """The compiled functions a module defines."""
+    import numba.core.registry
+
+    return [value for value in vars(module).values()
+            if isinstance(value, numba.core.registry.CPUDispatcher) and value.py_func.__module__ == module.__name__]
+
+
+def test_the_stamp_covers_exactly_the_modules_that_define_compiled_functions():
+    import importlib
+    import pkgutil
+
+    import solver
+
+    defining = set()
+    for info in pkgutil.walk_packages(solver.__path__, "solver."):
+        if _dispatchers(importlib.import_module(info.name)):
+            defining.add(info.name)
+    package = Path(solver.__file__).parent
+    assert defining == {f"solver.{p.stem}" for p in compiled_sources(package)}
+    assert "solver.campaign_pending_jit" in defining  # compiles through the search's ``_borrowing`` alone
+
+
+def test_compiled_functions_read_constants_only_from_compiled_modules():
+    """Numba freezes a global's value into the cache: one a compiled function reads from a module
+    outside the stamp (one without compiled functions) would go stale when that module changed."""
+    import ast
+    import importlib
+
+    package = Path(__file__).resolve().parent.parent / "solver"
+    compiled = {p.stem for p in compiled_sources(package)}
+    reads = 0
+    for stem in sorted(compiled):
+        module = importlib.import_module(f"solver.{stem}")
+        origin = {}  # imported name -> the module it comes from
+        for node in ast.parse((package / f"{stem}.py").read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                for alias in node.names:
+                    origin[alias.asname or alias.name] = node.module.split(".")[0]
+        for function in _dispatchers(module):
+            for name in function.py_func.__code__.co_names:
+                read = getattr(module, name, None)
+                if name in origin and not callable(read) and not isinstance(read, type(module)):
+                    reads += 1
+                    assert origin[name] in compiled, (stem, function.py_func.__name__, name, origin[name])
+    assert reads > 0  # the search reads _PARTNER_CHOICES from the pumpkin tests' module
