@@ -2,12 +2,13 @@
 
 Numba keys each compiled function's cache on its own source file alone: when a compiled
 function calls one from another module and that one changes, the caller's cached machine code
-still holds the old callee and keeps running it (the campaign search's modules call
-``_pop64`` from ``evaluate_jit`` and the primitives in ``board_jit``, as ``survival`` does). So the package's
-compiled modules (its files that define compiled functions) share one stamp, a hash of all their sources:
-when it differs from the one their cache was built under, every cache file in the package's
-``__pycache__`` is deleted before anything is compiled or loaded, and each function compiles
-afresh once. ``tests/test_jitcache.py`` shows a stale callee and this clearing it.
+still holds the old callee and keeps running it (the campaign search's modules call ``_pop64``
+from ``evaluate_jit`` and the primitives in ``board_jit``, as ``survival`` does). So the
+package's compiled modules (its files that define compiled functions) share one stamp, a hash
+of all their sources: when it differs from the one their cache was built under, every cache
+file in the package's ``__pycache__`` is deleted before anything is compiled or loaded, and
+each function compiles afresh once. ``tests/test_jitcache.py`` shows a stale callee and this
+clearing it.
 
 Numba also freezes the globals a compiled function reads, so the constants compiled functions
 read live in compiled modules, which the stamp covers (a test holds the package to that).
