@@ -29,19 +29,26 @@ CACHE_SUFFIXES = (".nbi", ".nbc")
 
 
 # a decorator line that compiles the function below it: numba's, or the search's own ``_borrowing``
-_COMPILING = re.compile(r"^@(?:nb\.)?n?jit\b|^@_borrowing\b", re.MULTILINE)
+_COMPILING = re.compile(rb"^@(?:nb\.)?n?jit\b|^@_borrowing\b", re.MULTILINE)
+
+
+def _compiled(package: Path) -> list[tuple[Path, bytes]]:
+    """The package's modules that define compiled functions, with their sources, in name order
+    (each file read once)."""
+    sources = ((path, path.read_bytes()) for path in sorted(package.glob("*.py")))
+    return [(path, source) for path, source in sources if _COMPILING.search(source)]
 
 
 def compiled_sources(package: Path) -> list[Path]:
     """The package's modules that define compiled functions, in name order."""
-    return [path for path in sorted(package.glob("*.py")) if _COMPILING.search(path.read_text(encoding="utf-8"))]
+    return [path for path, _ in _compiled(package)]
 
 
 def sources_stamp(package: Path) -> str:
     """A hash of the compiled modules' names and sources."""
     digest = hashlib.sha256()
-    for path in compiled_sources(package):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path, source in _compiled(package):
+        digest.update(path.name.encode() + b"\0" + source + b"\0")
     return digest.hexdigest()
 
 
