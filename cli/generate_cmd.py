@@ -23,7 +23,8 @@ def generate(
     seed: Annotated[int, typer.Option(help="the pack's seed: the same seed gives the same file")],
     out: Annotated[Path, typer.Option(help="where to write the pack JSON")],
     difficulty: Annotated[Optional[str], typer.Option(help="easy, medium, hard or expert (default: a spread)")] = None,
-    trays: Annotated[Optional[int], typer.Option(help="trays per level (default: sultan 1, halloween 3)")] = None,
+    trays: Annotated[Optional[int], typer.Option(help="trays per level (default: " + ", ".join(
+        f"{k} {r.default_trays}" for k, r in RECIPES.items()) + ")")] = None,
     workers: Annotated[int, typer.Option(help="local worker processes")] = 1,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
@@ -60,11 +61,40 @@ def closing_table(report: PackReport, out: Path) -> str:
         lines.append(f"{grade:<9} {report.per_grade.get(grade, 0):>6}")
     if report.proof_nodes:
         lines.append(f"proof effort: mean {statistics.mean(report.proof_nodes):,.0f} nodes per accepted level")
+    limits = limits_line(report.pack["levels"])
+    if limits:
+        lines.append(limits)
     if report.rejected:
         lines.append("rejected candidates:")
         for reason, n in report.rejected.most_common():
             lines.append(f"  {n:>5}  {reason}")
     return "\n".join(lines)
+
+
+def trays_reached(trays: list[list[str]], limit: int) -> int:
+    """How many of the trays a line of ``limit`` placements can reach (the later ones never show)."""
+    reached, before = 0, 0
+    for tray in trays:
+        if before >= limit:
+            break
+        reached += 1
+        before += len(tray)
+    return reached
+
+
+def limits_line(levels: list[dict]) -> str | None:
+    """The placement limits of levels that stop before their last piece, and the trays their
+    lines reach: the proof budget favours short limits, which a designer asking for many trays
+    should see. None when every level places every piece."""
+    cut = [lv for lv in levels if lv.get("limit") is not None and lv["limit"] < sum(len(t) for t in lv["trays"])]
+    if not cut:
+        return None
+    limits = sorted(lv["limit"] for lv in levels)
+    pieces = sorted({sum(len(t) for t in lv["trays"]) for lv in levels})
+    reached = max(trays_reached(lv["trays"], lv["limit"]) for lv in levels)
+    trays = max(len(lv["trays"]) for lv in levels)
+    return (f"placement limits {limits[0]}-{limits[-1]} (median {statistics.median(limits):g}) of "
+            f"{'/'.join(map(str, pieces))} pieces: lines reach at most tray {reached} of {trays}")
 
 
 def register(app: typer.Typer) -> None:

@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from level_reference import reference_check
+from cli.generate_cmd import limits_line, trays_reached
 from cli.main import app
 from generator.grade import GRADE_NAMES, Measurements, grade_of
 from generator.pack import generate_pack, level_key, mirror_piece
@@ -118,6 +119,20 @@ def test_generate_rejects_bad_arguments(args, word, tmp_path, monkeypatch):
     assert not (tmp_path / "x.json").exists()
 
 
+def test_trays_reached_counts_the_trays_a_line_of_the_limit_starts():
+    trays = [["1x1", "1x2", "1x3"], ["2x2", "3x3"], ["1x5"]]  # slots 0-2, 3-4, 5
+    assert [trays_reached(trays, limit) for limit in range(0, 8)] == [0, 1, 1, 1, 2, 2, 3, 3]
+
+
+def test_the_closing_table_shows_limits_that_cut_levels_short():
+    three = [["1x1", "1x2", "1x3"]] * 3  # 9 pieces
+    levels = [{"trays": three, "limit": 2}, {"trays": three, "limit": 7}, {"trays": three, "limit": 4}]
+    assert limits_line(levels) == "placement limits 2-7 (median 4) of 9 pieces: lines reach at most tray 3 of 3"
+    assert limits_line([{"trays": three, "limit": 9}]) is None  # every piece placed: nothing to say
+    assert limits_line([{"trays": three, "limit": 9}, {"trays": three[:2], "limit": 1}]) == (
+        "placement limits 1-9 (median 5) of 6/9 pieces: lines reach at most tray 3 of 3")
+
+
 def test_generate_to_an_unwritable_place_is_exit_2(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
@@ -173,3 +188,5 @@ def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert out.read_text() == base_pack + "\n" and not os.path.exists(partial)
+    shown = limits_line(json.loads(base_pack)["levels"])
+    assert shown is not None and shown in result.stdout  # halloween limits fall before the last piece
