@@ -27,16 +27,20 @@ def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
     return [item], True
 
 
-def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt | None = None) -> CampaignAnswer:
+def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt | None = None,
+              node_limit: int | None = None) -> CampaignAnswer:
     if method not in METHODS:
         raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
+    if node_limit is not None and method == "cpsat":
+        raise RulesError("--node-limit: counts the search's nodes, so it needs --method search or auto")
+    nodes = {} if node_limit is None else {"node_limit": node_limit}
     if method == "search":
-        return solve_level(level, time_limit=time_limit, hint=level.solution)
+        return solve_level(level, time_limit=time_limit, hint=level.solution, **nodes)
     from solver.campaign_cpsat import solve_level_cpsat
 
     if method == "cpsat":
         return solve_level_cpsat(level, time_limit=time_limit)
-    answer = solve_level(level, time_limit=time_limit / 2, hint=level.solution)
+    answer = solve_level(level, time_limit=time_limit / 2, hint=level.solution, **nodes)
     if answer.complete or (interrupt is not None and interrupt.requested):
         return answer
     return best_of(answer, solve_level_cpsat(level, time_limit=time_limit / 2, hint=answer.best_line))
@@ -49,13 +53,16 @@ def solve(
     time_limit: Annotated[float, typer.Option(help="seconds per level")] = 30.0,
     method: Annotated[str, typer.Option(help="search, cpsat or auto (the search for half the time, then CP-SAT "
                                              "from its best line if unproven: the better of the two)")] = "search",
+    node_limit: Annotated[Optional[int], typer.Option(
+        help="stop the search after this many nodes: an answer the node limit (not the time limit) "
+             "ends is the same on every machine", min=1)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""
     levels, single = load_levels(path, level)
     if single:
         with searching(f"solving {levels[0].id}") as interrupt:
-            answer = solve_one(levels[0], method, time_limit, interrupt)
+            answer = solve_one(levels[0], method, time_limit, interrupt, node_limit)
         if json_out:
             emit_json(answer.to_json(levels[0]))
         else:
@@ -68,7 +75,7 @@ def solve(
     answers = []
     with searching("solving", status=False) as interrupt, progress(levels, label="solving") as bar:
         for lv in bar:
-            answers.append((lv, solve_one(lv, method, time_limit, interrupt)))
+            answers.append((lv, solve_one(lv, method, time_limit, interrupt, node_limit)))
             if interrupt.requested:
                 break
     if json_out:

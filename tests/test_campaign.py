@@ -12,7 +12,7 @@ from cli.main import app
 from solver.campaign import solve_level
 from solver.campaign_cpsat import solve_level_cpsat
 from solver.level import parse_level, play_solution
-from solver.moves import Placement, TokenUse
+from solver.moves import Placement, TokenUse, parse_moves
 
 from watchers import ctrl_c_after
 
@@ -234,6 +234,25 @@ def test_cli_solve_shows_a_live_status_on_a_terminal(tmp_path, monkeypatch):
     assert bests and bests == sorted(bests) and bests[-1] <= out["best_score"]
     assert result.stderr.endswith("\r") and result.stderr.split("\r")[-2].strip() == ""  # erased at the end
     assert watch.WATCHERS == []
+
+
+def test_cli_solve_with_a_node_limit_gives_the_same_answer_every_time(tmp_path):
+    """The node limit, not the clock, ends the search: the same best line on every run, and
+    the summary's node count stops within one check (4,096 nodes) of the limit."""
+    path = write(tmp_path, open_level_data())
+    args = ["solve", path, "--time-limit", "3600", "--node-limit", "40000"]
+    runs = [runner.invoke(app, [*args, "--json"]) for _ in range(2)]
+    assert all(r.exit_code == 0 for r in runs), runs[0].output
+    assert runs[0].stdout == runs[1].stdout
+    out = json.loads(runs[0].stdout)
+    assert out["proof"] == "bound" and out["best_score"] is not None
+    replay = play_solution(parse_level(open_level_data()), parse_moves(out["solution"]))
+    assert replay.ok and replay.score == out["best_score"]
+    line = runner.invoke(app, args)
+    nodes = int(line.stdout.split("nodes=")[1].split()[0])
+    assert 40000 < nodes <= 40000 + 4096
+    cpsat = runner.invoke(app, [*args, "--method", "cpsat"])
+    assert cpsat.exit_code == 2 and "--node-limit" in cpsat.output and "Traceback" not in cpsat.output
 
 
 def test_cli_solve_shows_no_status_off_a_terminal(tmp_path):
