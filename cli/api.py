@@ -18,6 +18,7 @@ from cli.answer_cache import AnswerCache
 from cli.tray_cmd import solve_tray
 from solver.board import parse_board
 from solver.errors import FormatError, TenfoldError
+from solver.jsontext import load_json
 from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
 from solver.pieces import get_piece
 from solver.spelling import respelled, spell_tray_answer
@@ -49,9 +50,10 @@ def load_packs(folder: Path) -> dict[str, Pack]:
     where: dict[str, Path] = {}
     for path in sorted(folder.glob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
             raise FormatError(f"{path}: cannot read JSON: {err}") from None
+        data = load_json(text, str(path))
         if not isinstance(data, dict) or data.get("format") != PACK_FORMAT:
             print(f"note: {path} is not a pack; not served", file=sys.stderr)
             continue
@@ -73,11 +75,11 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     """The canonical question of a POST /hint body (the cache's key) and its tray as the body
     spells it, or ``BadRequest`` naming the problem."""
     try:
-        data = json.loads(body.decode("utf-8"))
+        data = load_json(body.decode("utf-8"), "body")
     except UnicodeDecodeError:
         raise BadRequest("body: not UTF-8 text") from None
-    except json.JSONDecodeError as err:
-        raise BadRequest(f"body: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+    except FormatError as err:
+        raise BadRequest(str(err)) from None
     if not isinstance(data, dict):
         raise BadRequest(f"body: expected a JSON object like {{\"rules\", \"board\", \"tray\"}}, got {type(data).__name__}")
     for name in ("rules", "board", "tray"):

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import Interrupt, cli_errors, emit_json, interrupted, progress, read_json_arg, searching
+from cli.common import Interrupt, cli_errors, emit_json, interrupted, progress, read_json_arg, searching, check_seconds
 from solver.campaign import CampaignAnswer, best_of, solve_level
 from solver.errors import RulesError
 from solver.level import Level, Pack, parse_level_or_pack
@@ -50,7 +50,7 @@ def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt
 def solve(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
     level: Annotated[Optional[str], typer.Option("--level", help="the level id inside a pack")] = None,
-    time_limit: Annotated[float, typer.Option(help="seconds per level")] = 30.0,
+    time_limit: Annotated[float, typer.Option(help="seconds per level (inf: no limit)")] = 30.0,
     method: Annotated[str, typer.Option(help="search, cpsat or auto (the search for half the time, then CP-SAT "
                                              "from its best line if unproven: the better of the two)")] = "search",
     node_limit: Annotated[Optional[int], typer.Option(
@@ -59,6 +59,7 @@ def solve(
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""
+    check_seconds(time_limit, allow_inf=True)
     levels, single = load_levels(path, level)
     if single:
         with searching(f"solving {levels[0].id}") as interrupt:
@@ -106,9 +107,10 @@ def _move_text(data: dict) -> str:
 @cli_errors
 def verify(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
-    time_limit: Annotated[float, typer.Option(help="seconds per level to re-prove best")] = 60.0,
+    time_limit: Annotated[float, typer.Option(help="seconds per level to re-prove best (inf: no limit)")] = 60.0,
 ) -> None:
     """Replay every stored solution and re-prove every best claim; exit 1 if any claim is false."""
+    check_seconds(time_limit, allow_inf=True)
     levels, _ = load_levels(path, None)
     failed = 0
     for done, lv in enumerate(levels):

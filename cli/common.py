@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
+import math
 import os
 import signal
 import sys
@@ -18,12 +20,15 @@ import typer
 
 from solver import watch
 from solver.board import Board, parse_board
-from solver.errors import FormatError, TenfoldError
+from solver.errors import FormatError, RulesError, TenfoldError
+from solver.jsontext import load_json
 from solver.variants import Variant, find_variant
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 STATUS_EVERY = 0.25  # seconds between redraws of a search's live status line
+MAX_TOKENS = 1000  # the most tokens an option takes (a level file's "tokens" has the same cap)
+MAX_STREAK = 1000  # the longest streak carried in
 
 
 def cli_errors(func: Callable) -> Callable:
@@ -44,6 +49,23 @@ def cli_errors(func: Callable) -> Callable:
     return wrapper
 
 
+def check_seconds(value: float | None, allow_zero: bool = False, allow_inf: bool = False,
+                  name: str = "--time-limit") -> None:
+    """A time limit: a number of seconds above 0 (or 0, where it means "no lookahead"), ``inf``
+    only where it means "no limit"; never nan, which no clock compares to."""
+    if value is None:
+        return
+    if math.isnan(value) or value < 0 or (value == 0 and not allow_zero) or (math.isinf(value) and not allow_inf):
+        expected = "a number of seconds " + ("0 or more" if allow_zero else "above 0")
+        raise RulesError(f"{name}: expected {expected}{', or inf for no limit' if allow_inf else ''}, got {value}")
+
+
+def check_range(value: int | None, name: str, low: int, high: int) -> None:
+    """A count option (tokens, a streak) within ``low``..``high``."""
+    if value is not None and not low <= value <= high:
+        raise RulesError(f"{name}: expected {low} to {high:,}, got {value}")
+
+
 def read_text_arg(value: str, what: str) -> str:
     """``-`` is stdin; an existing file path is read; anything else is an error."""
     if value == "-":
@@ -58,20 +80,35 @@ def read_text_arg(value: str, what: str) -> str:
 
 
 def parse_json_text(text: str, what: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise FormatError(f"{what}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+    return load_json(text, what)
 
 
 def read_json_arg(value: str, what: str) -> Any:
     return parse_json_text(read_text_arg(value, what), what)
 
 
+def refuse_missing_path(value: str, what: str) -> None:
+    """A ``FormatError`` when ``value`` is not a file but reads as a path (a folder, a name
+    with a suffix like ``.json``, or one starting ``/``, ``./``, ``../`` or ``~``), which board
+    text of ten rows never does: better than reporting a missing file as a board of the wrong
+    size."""
+    path = Path(value)
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise FormatError(f"{what}: {value!r} is a folder, not a file")
+    if value.count("/") == 9:  # ten rows: board text, whose own errors say more
+        return
+    if value.startswith(("/", "./", "../", "~")) or path.suffix[1:].isalpha():
+        raise FormatError(f"{what}: no such file {value!r}")
+
+
 def board_arg(value: str | None, what: str = "--board") -> Board:
     """Inline one-line board text, or a file holding board text; default empty."""
     if value is None or value == "":
         return Board()
+    if value != "-":
+        refuse_missing_path(value, what)
     if "/" in value and not Path(value).is_file():
         return parse_board(value, what)
     if Path(value).is_file() or value == "-":
@@ -89,25 +126,43 @@ def emit_json(data: Any) -> None:
 
 def write_atomically(path: Path, text: str) -> None:
     """Write to a temporary file beside ``path``, then rename: never a half-written file."""
-    write_bytes_atomically(path, text.encode("utf-8"))
+    write_files_atomically({Path(path): text.encode("utf-8")})
 
 
-def write_bytes_atomically(path: Path, data: bytes) -> None:
-    """``write_atomically`` for bytes (pictures, maps)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def write_files_atomically(files: dict[Path, bytes]) -> None:
+    """Write several files all or (as far as a file system allows) none: each goes to a
+    temporary file beside its place, and only when every one is written are they renamed into
+    place. A place that is a folder is refused before anything is written. An error names the
+    place, never the temporary file."""
+    for path in files:
+        if Path(path).is_dir():
+            raise OSError(errno.EISDIR, "is a folder, not a file", str(path))
+    staged: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, _new_file_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+        for path, data in files.items():
+            path = Path(path)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            except OSError as err:
+                raise OSError(err.errno, err.strerror, str(path)) from None
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.chmod(tmp, _new_file_mode(path))
+        while staged:
+            tmp, path = staged[0]
+            try:
+                os.replace(tmp, path)
+            except OSError as err:
+                raise OSError(err.errno, err.strerror, str(path)) from None
+            staged.pop(0)
+    finally:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
 
 
 def _new_file_mode(path: Path) -> int:

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, read_json_arg, write_atomically, write_bytes_atomically
+from cli.common import cli_errors, read_json_arg, write_atomically, write_files_atomically
 from generator.export import FORMATS, export_files
 from generator.render import pack_page
 from solver.errors import FormatError
@@ -30,8 +30,7 @@ def export(
     elif out.is_dir():
         raise FormatError(f"--out: {out} is a folder; one level needs a file name")
     files = export_files(item, fmt, out, solution, level)
-    for path, data in files.items():
-        write_bytes_atomically(path, data)
+    write_files_atomically(files)
     typer.echo(f"wrote {len(files)} file{'s' if len(files) != 1 else ''}: {', '.join(str(p) for p in files)}"
                if len(files) <= 4 else f"wrote {len(files)} files to {out}")
 

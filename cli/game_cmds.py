@@ -8,6 +8,10 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import (
+    MAX_STREAK,
+    MAX_TOKENS,
+    check_range,
+    check_seconds,
     board_arg,
     cli_errors,
     emit_json,
@@ -15,6 +19,7 @@ from cli.common import (
     progress,
     read_json_arg,
     read_text_arg,
+    refuse_missing_path,
     variant_arg,
 )
 from cli.draw import draw_board
@@ -41,6 +46,8 @@ def replay(
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Replay a move list; a new turn starts after every 3 placements."""
+    check_range(streak, "--streak", 0, MAX_STREAK)
+    check_range(tokens, "--tokens", 0, MAX_TOKENS)
     variant = variant_arg(rules)
     start = board_arg(board)
     move_list = parse_moves(read_json_arg(moves, "--moves"), "--moves")
@@ -66,7 +73,7 @@ def play(
     trays: Annotated[Optional[int], typer.Option(
         help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,
     policy: Annotated[str, typer.Option(help="greedy or expert")] = "greedy",
-    time_limit: Annotated[float, typer.Option("--time-limit", min=0.0,
+    time_limit: Annotated[float, typer.Option("--time-limit",
                                               help="expert: seconds of lookahead per tray, spent when the board "
                                                    "gets tight (0: none)")] = 0.3,
     board: Annotated[Optional[str], typer.Option(help="starting board (default: empty)")] = None,
@@ -77,6 +84,7 @@ def play(
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Play a seeded game with a policy and report score and trays survived."""
+    check_seconds(time_limit, allow_zero=True)
     variant = variant_arg(rules)
     if policy not in POLICIES:
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
@@ -141,6 +149,7 @@ def show(
             return
         typer.echo(draw_board(parse_board(text, what)))
         return
+    refuse_missing_path(what, "show")
     typer.echo(draw_board(parse_board(what, "board")))
 
 

@@ -14,6 +14,7 @@ from cli.common import cli_errors, interrupted, searching, write_atomically
 from generator.grade import GRADE_NAMES
 from generator.pack import Interrupted, PackReport, generate_pack
 from generator.recipes import RECIPES
+from solver.errors import FormatError
 
 
 @cli_errors
@@ -30,8 +31,10 @@ def generate(
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
 ) -> None:
     """Generate a pack; every level's solution and best score are proven by the solver."""
-    if kind in RECIPES and trays is None:
-        trays = RECIPES[kind].default_trays
+    if out.is_dir():  # found now, not after the whole run
+        raise FormatError(f"--out: {out} is a folder; expected the pack's file name")
+    if trays is None:
+        trays = RECIPES[kind].default_trays if kind in RECIPES else 1  # an unknown kind is refused next
     with searching("generating", status=False) as interrupt, \
             typer.progressbar(length=count, label=f"{kind} levels", file=sys.stderr) as bar:
         shown = [0]
@@ -43,7 +46,7 @@ def generate(
 
         stopped = None
         try:
-            report = generate_pack(kind, count, seed, out, trays or 3, difficulty, workers, backend, scheduler,
+            report = generate_pack(kind, count, seed, out, trays, difficulty, workers, backend, scheduler,
                                    on_candidate, stop=lambda: interrupt.requested)
         except Interrupted as err:  # said once the progress bar has closed
             stopped = err

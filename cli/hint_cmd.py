@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import board_arg, cli_errors, emit_json, variant_arg
+from cli.common import board_arg, check_seconds, cli_errors, emit_json, variant_arg
 from cli.tray_cmd import (
     BoardOpt, MethodOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray, tray_json,
 )
@@ -27,10 +27,11 @@ def hint(
     method: MethodOpt = "search",
     policy: Annotated[str, typer.Option(help="best (most points now, as tenfold tray) or expert (endless play: "
                                               "points + board evaluation + lookahead)")] = "best",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="seconds the expert may think", min=0.0)] = 1.0,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="seconds the expert may think")] = 1.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """A hint for one tray: its best plan and safe first moves (the same answer as tenfold tray)."""
+    check_seconds(time_limit, allow_zero=True)
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
     if policy == "expert":

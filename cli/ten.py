@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, emit_json, read_json_arg
+from cli.common import check_seconds, cli_errors, emit_json, read_json_arg
 from solver.errors import RulesError
 from solver.ten.lines import lines_to_json, threats, winning_moves
 from solver.ten.play import play_game
@@ -101,11 +101,10 @@ def solve(
     json_out: JsonOpt = False,
 ) -> None:
     """Win, loss, draw or unknown within N plies (open tiles), or the win probability (hidden stacks)."""
+    check_seconds(time_limit)
     from solver.ten import solve as solve_position
 
     position = _load(position_file)
-    if time_limit is not None and time_limit <= 0:
-        raise RulesError(f"--time-limit: expected a positive number of seconds, got {time_limit}")
     result = solve_position(position, depth, time_limit)
     if json_out:
         emit_json(result.to_json())
@@ -124,6 +123,7 @@ def play(
     json_out: JsonOpt = False,
 ) -> None:
     """Play a seeded game between two solver-driven players, drawing the field as it goes."""
+    check_seconds(time_limit)
     if variant not in ("open", "hidden"):
         raise RulesError(f"--variant: unknown variant {variant!r} (expected 'open' or 'hidden')")
 

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import board_arg, cli_errors, emit_json, interrupted, live_status, variant_arg
+from cli.common import (MAX_STREAK, MAX_TOKENS, board_arg, check_range, cli_errors, emit_json, interrupted,
+                        live_status, variant_arg)
 from cli.draw import draw_board
 from solver.board import Board
 from solver.engine import Game, Streak
@@ -46,8 +47,8 @@ def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: i
     variant = variant_arg(rules)
     if method not in METHODS:
         raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
-    if streak < 0:
-        raise RulesError(f"--streak: must be 0 or more, got {streak}")
+    check_range(streak, "--streak", 0, MAX_STREAK)
+    check_range(tokens, "--tokens", 0, MAX_TOKENS)
     if method == "cpsat":
         from solver.tray_cpsat import cpsat_answer
 

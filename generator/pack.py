@@ -39,6 +39,7 @@ from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
 # the tray where lines end is dropped when some pumpkin can no longer be cleared in time.
 GENERATOR_VERSION = "9"
 MAX_CANDIDATES_PER_LEVEL = 400
+MAX_COUNT = 100_000  # levels in one pack
 
 
 @dataclass
@@ -147,8 +148,10 @@ def generate_pack(
         raise RulesError(f"unknown level kind {kind!r} (expected one of {', '.join(RECIPES)})")
     if difficulty is not None and difficulty not in GRADE_NAMES:
         raise RulesError(f"--difficulty: expected one of {', '.join(GRADE_NAMES)}, got {difficulty!r}")
-    if count < 1:
-        raise RulesError(f"--count: must be at least 1, got {count}")
+    if not 1 <= count <= MAX_COUNT:
+        raise RulesError(f"--count: expected 1 to {MAX_COUNT:,}, got {count}")
+    if workers < 1:
+        raise RulesError(f"--workers: must be at least 1, got {workers}")
     if not 1 <= trays <= 12:
         raise RulesError(f"--trays: expected 1 to 12, got {trays}")
     if backend not in ("local", "dask"):

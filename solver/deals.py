@@ -7,11 +7,11 @@ the same Mersenne Twister stream on every machine and Python version.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 
 from .errors import FormatError, RulesError
+from .jsontext import load_json
 from .pieces import get_piece
 from .variants import Variant
 
@@ -91,10 +91,7 @@ def parse_deals(text: str, where: str) -> ScriptedDeals:
 
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise FormatError(f"{where}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+        data = load_json(text, where)
         reserve_raw: object = []
         if isinstance(data, dict):
             if "trays" not in data:

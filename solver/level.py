@@ -33,7 +33,11 @@ def _validator(name: str):
 
     text = resources.files("levels").joinpath("schema", f"{name}.schema.json").read_text("utf-8")
     schema = json.loads(text)
-    return jsonschema.Draft202012Validator(schema)
+    # an integer is an int, as our fields count things: JSON Schema would also take 5.0
+    integers = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool))
+    strict = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=integers)
+    return strict(schema)
 
 
 def _where(path) -> str:

@@ -108,11 +108,16 @@ _BY_CELLS: dict[tuple[tuple[int, int], ...], PieceId] = {p.cells: pid for pid, p
 CANONICAL_IDS: tuple[PieceId, ...] = tuple(_SHAPES)
 
 
-@lru_cache(maxsize=None)
 def get_piece(piece_id: str) -> Piece:
-    """A canonical id, or a custom ``#``/``.`` mask (its id is its canonical mask text)."""
-    if not isinstance(piece_id, str):
+    """A canonical id, or a custom ``#``/``.`` mask (its id is its canonical mask text) that
+    fits the 10x10 board."""
+    if not isinstance(piece_id, str):  # checked before the cache, which cannot hash a list
         raise RulesError(f"piece id must be a string, got {piece_id!r}")
+    return _get_piece(piece_id)
+
+
+@lru_cache(maxsize=None)
+def _get_piece(piece_id: str) -> Piece:
     if piece_id in PIECES:
         return PIECES[piece_id]
     if set(piece_id) <= {"#", ".", "/"} and "#" in piece_id:
@@ -120,6 +125,9 @@ def get_piece(piece_id: str) -> Piece:
         if cells in _BY_CELLS:
             return PIECES[_BY_CELLS[cells]]
         piece = _make("", cells)
+        if piece.height > SIZE or piece.width > SIZE:
+            raise RulesError(f"piece {piece_id!r} is {piece.width} wide and {piece.height} tall: "
+                             f"a piece must fit the {SIZE}x{SIZE} board")
         return Piece(piece.mask_text, piece.cells, piece.height, piece.width)
     raise RulesError(f"unknown piece id {piece_id!r} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
 

@@ -71,7 +71,7 @@ def solve_cpsat(solver, model):
     helper = threading.Thread(target=watch_the_solve, name="cpsat-watch", daemon=True)
     helper.start()
     try:
-        return solver.solve(model)
+        status = solver.solve(model)
     finally:
         if catch:
             signal.set_wakeup_fd(previous)
@@ -80,3 +80,8 @@ def solve_cpsat(solver, model):
         helper.join()
         reader.close()
         writer.close()
+    from ortools.sat.python import cp_model  # loaded already by the caller, which built the model
+
+    if status == cp_model.MODEL_INVALID:  # never read as "no solution": a bad parameter or model is our mistake
+        raise ValueError(f"CP-SAT refused the model: {model.validate() or 'invalid solver parameters'}")
+    return status

@@ -153,6 +153,15 @@ def test_deterministic():
     assert key(first) == key(second) and first.best_line == second.best_line
 
 
+def test_a_model_cpsat_refuses_is_an_error_not_an_answer():
+    """CP-SAT answers MODEL_INVALID to a negative time limit: read as "no solution found" it
+    made a solvable level "solvable=no, bound 0"."""
+    level = random_level(2)
+    assert solve_level_cpsat(level).proof == PROOF_OPTIMAL  # a level CP-SAT solves at once
+    with pytest.raises(ValueError, match="CP-SAT refused"):
+        solve_level_cpsat(level, time_limit=-1)
+
+
 def test_hint_is_used_and_answer_unchanged():
     level = random_level(11)
     search = solve_level(level, time_limit=20)

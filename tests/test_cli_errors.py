@@ -165,6 +165,13 @@ def test_level_missing_a_field(tmp_path, field):
     ({"board": ["." * 10] * 4 + ["." * 11] + ["." * 10] * 5}, ("board", "row 4")),
     ({"goals": [{"scor": 5}]}, ("goals[0]", "scor")),
     ({"limit": 0}, ("limit",)),
+    ({"limit": 5.0}, ("field limit", "5.0", "integer")),  # JSON Schema alone would take 5.0
+    ({"tokens": 0.0}, ("field tokens", "integer")),
+    ({"limit": 2 ** 63}, ("field limit", "maximum")),  # past the compiled search's int64
+    ({"tokens": 10 ** 30}, ("field tokens", "maximum")),
+    ({"trays": [["1x1", "#" * 11]]}, ("trays[0][1]", "11 wide", "10x10 board")),
+    ({"solution": [{"piece": ["1x1"], "row": 0, "col": 0}]}, ("solution[0]", "string")),
+    ({"solution": [{"piece": {"a": 1}, "row": 0, "col": 0}]}, ("solution[0]", "string")),
     ({"variant": "arabic", "mode": "sultan"}, ("stones", "4")),
 ])
 def test_level_with_a_bad_field(tmp_path, changes, needles):
@@ -247,3 +254,74 @@ def test_play_deals_file_errors(tmp_path):
     assert_bad_input(play({"tray": [["3x3"]]}, "d.json"), "field trays", "missing")
     assert_bad_input(play('{"trays": [["3x3"]', "e.json"), "invalid JSON", "line 1")
     assert_bad_input(play("\n\n", "f.txt"), "no trays")
+
+
+@pytest.mark.parametrize("text, needles", [
+    ('{"format": "tenfold.level/1", "limit": ' + "9" * 5000 + "}", ("level.json", "invalid JSON", "digits")),
+    ('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}", ("level.json", "invalid JSON", "nested too deeply")),
+    ('{"format": "tenfold.level/1", "id": "\\ud800"}', ("level.json", "field id", "lone surrogate", "\\ud800")),
+    ('{"levels": [{"id": "ok"}, {"trays": [["\\udfff"]]}]}', ("field levels[1].trays[0][0]", "lone surrogate")),
+])
+@pytest.mark.parametrize("command", ["show", "solve", "verify"])
+def test_json_no_command_can_read_is_one_line(tmp_path, command, text, needles):
+    """Valid JSON by its grammar that Python cannot read (an integer past the digit limit,
+    nesting past the recursion limit) or that holds no text (a lone surrogate, which no
+    output can encode): one line naming the file and the problem."""
+    assert_bad_input(runner.invoke(app, [command, write(tmp_path, "level.json", text)]), *needles)
+
+
+def test_a_piece_that_is_not_text_in_moves_and_deals(tmp_path):
+    assert_bad_input(replay(tmp_path, [{"piece": ["1x1"], "row": 0, "col": 0}]), "--moves[0]", "string")
+    deals = write(tmp_path, "deals.json", {"trays": [["1x1"]], "reserve": [["x"]]})
+    assert_bad_input(runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals", deals]),
+                     "reserve[0]", "string")
+
+
+@pytest.mark.parametrize("args, allowed", [
+    (["solve", "LEVEL"], {"inf"}),
+    (["verify", "LEVEL"], {"inf"}),
+    (["play", "--rules", "halloween", "--seed", "1", "--trays", "1"], {"0"}),
+    (["hint", "--rules", "sudoku", "--tray", "1x1"], {"0"}),
+    (["ten", "play", "--seed", "1", "--max-plies", "1"], set()),
+])
+def test_time_limits_are_seconds(tmp_path, args, allowed):
+    """nan and negative seconds are refused everywhere (nan compares false with any clock, so
+    a search given it never stopped); 0 only where it means no lookahead, inf only where it
+    means no limit."""
+    args = [write(tmp_path, "level.json", level_data()) if a == "LEVEL" else a for a in args]
+    for value in ("nan", "-1", "0", "inf"):
+        result = runner.invoke(app, [*args, "--time-limit", value])
+        if value in allowed:
+            assert result.exit_code in (0, 1), (value, result.output)  # verify: 1 for a claim it finds false
+        else:
+            assert_bad_input(result, "--time-limit", "seconds", f"got {float(value)}")
+
+
+@pytest.mark.parametrize("option, value", [("--tokens", "-1"), ("--tokens", "1001"), ("--streak", "-1"),
+                                           ("--streak", "99999999999999999999")])
+def test_token_and_streak_counts_are_in_range(tmp_path, option, value):
+    tray = runner.invoke(app, ["tray", "--rules", "sudoku", "--tray", "1x1", option, value])
+    assert_bad_input(tray, option, "0 to 1,000", value)
+    assert_bad_input(replay(tmp_path, ONE, option, value), option, "0 to 1,000", value)
+
+
+def test_show_names_a_missing_file_or_a_folder(tmp_path):
+    assert_bad_input(runner.invoke(app, ["show", str(tmp_path / "missing-level.json")]), "no such file",
+                     "missing-level.json")
+    assert_bad_input(runner.invoke(app, ["show", "./nowhere"]), "no such file")
+    assert_bad_input(runner.invoke(app, ["show", str(tmp_path)]), "folder")
+    assert_bad_input(runner.invoke(app, ["tray", "--rules", "sudoku", "--tray", "1x1", "--board", "./nofile"]),
+                     "--board", "no such file")
+    rows = [EMPTY.split("/")[0]] * 9 + ["..........x"]  # ten rows: board text, whatever its ending
+    assert_bad_input(runner.invoke(app, ["show", "/".join(rows)]), "row 9", "11")
+
+
+def test_export_into_a_folder_writes_every_file_or_none(tmp_path):
+    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Two", "generator": {"seed": 1, "version": "t"},
+            "levels": [level_data(id="first"), level_data(id="second")]}
+    out = tmp_path / "out"
+    (out / "second.json").mkdir(parents=True)  # the second level's place is taken by a folder
+    result = runner.invoke(app, ["export", write(tmp_path, "pack.json", pack), "--format", "json", "--out", str(out)])
+    line = assert_bad_input(result, "second.json", "folder")
+    assert ".tmp" not in line
+    assert sorted(p.name for p in out.iterdir()) == ["second.json"]  # first.json was not written either

@@ -109,6 +109,10 @@ def test_grades_follow_the_measurements():
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "x.json", "--difficulty", "insane"],
      "difficulty"),
     (["generate", "halloween", "--count", "0", "--seed", "1", "--out", "x.json"], "count"),
+    (["generate", "halloween", "--count", str(10 ** 20), "--seed", "1", "--out", "x.json"], "--count: expected 1 to"),
+    (["generate", "sultan", "--count", "1", "--seed", "1", "--trays", "0", "--out", "x.json"], "--trays: expected 1"),
+    (["generate", "sultan", "--count", "1", "--seed", "1", "--workers", "0", "--out", "x.json"], "--workers"),
+    (["generate", "sultan", "--count", "1", "--seed", "1", "--out", "."], "is a folder"),
 ])
 def test_generate_rejects_bad_arguments(args, word, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

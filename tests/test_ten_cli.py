@@ -53,6 +53,7 @@ def test_solve_hidden_reports_a_probability(tmp_path):
 @pytest.mark.parametrize("change,message", [
     (lambda d: d["tiles"][0].update(colour="purple"), "tiles[0].colour: unknown colour 'purple'"),
     (lambda d: d["tiles"][3].update(value=4), "tiles[3].value: expected a tile value 1, 2 or 3, got 4"),
+    (lambda d: d["tiles"][3].update(value=3.0), "tiles[3].value: expected a tile value 1, 2 or 3, got 3.0"),
     (lambda d: d.pop("rows"), "rows: missing"),
 ])
 def test_malformed_position_one_line_exit_two(tmp_path, change, message):

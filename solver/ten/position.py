@@ -79,7 +79,7 @@ def _int_field(item: dict, key: str, what: str) -> int:
 
 
 def _tile_value(value: Any, what: str) -> int:
-    if value not in VALUES or isinstance(value, bool):
+    if not isinstance(value, int) or isinstance(value, bool) or value not in VALUES:  # 3.0 == 3, but not a tile
         raise FormatError(f"{what}: expected a tile value 1, 2 or 3, got {value!r}")
     return value
 
