@@ -11,3 +11,12 @@ class RulesError(TenfoldError):
 
 class FormatError(TenfoldError):
     """A malformed board, move, level, pack or position file."""
+
+
+def clipped(text: str, most: int = 120) -> str:
+    """``text`` for an error message: a value thousands of characters long (a piece mask, a
+    number) kept to its start and end."""
+    if len(text) <= most:
+        return text
+    keep = (most - 25) // 2
+    return f"{text[:keep]}...({len(text) - 2 * keep:,} characters)...{text[-keep:]}"

@@ -17,7 +17,7 @@ from typing import Any
 from .board import Board, parse_board
 from .deals import ScriptedDeals
 from .engine import Game, Streak
-from .errors import FormatError, TenfoldError
+from .errors import FormatError, TenfoldError, clipped
 from .moves import Move, Placement, parse_moves
 from .pieces import get_piece
 from .spelling import SpelledDeals, spell_moves
@@ -51,7 +51,7 @@ def validate_schema(data: Any, name: str, where: str) -> None:
     errors = sorted(_validator(name).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         err = errors[0]
-        raise FormatError(f"{where}: field {_where(err.absolute_path)}: {err.message}")
+        raise FormatError(f"{where}: field {_where(err.absolute_path)}: {clipped(err.message, 240)}")
 
 
 @dataclass

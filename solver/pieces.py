@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .bitboard import SIZE, Bitboard, bb_cell
-from .errors import RulesError
+from .errors import RulesError, clipped
 
 # id -> mask text, rows separated by "/". The only place shapes are written.
 _SHAPES: dict[str, str] = {
@@ -126,10 +126,10 @@ def _get_piece(piece_id: str) -> Piece:
             return PIECES[_BY_CELLS[cells]]
         piece = _make("", cells)
         if piece.height > SIZE or piece.width > SIZE:
-            raise RulesError(f"piece {piece_id!r} is {piece.width} wide and {piece.height} tall: "
+            raise RulesError(f"piece {clipped(repr(piece_id))} is {piece.width} wide and {piece.height} tall: "
                              f"a piece must fit the {SIZE}x{SIZE} board")
         return Piece(piece.mask_text, piece.cells, piece.height, piece.width)
-    raise RulesError(f"unknown piece id {piece_id!r} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
+    raise RulesError(f"unknown piece id {clipped(repr(piece_id))} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
 
 
 def rotate_cw(piece: Piece, turns: int = 1) -> Piece:

@@ -325,3 +325,13 @@ def test_export_into_a_folder_writes_every_file_or_none(tmp_path):
     line = assert_bad_input(result, "second.json", "folder")
     assert ".tmp" not in line
     assert sorted(p.name for p in out.iterdir()) == ["second.json"]  # first.json was not written either
+
+
+@pytest.mark.parametrize("changes, needles", [
+    ({"limit": 10 ** 4000}, ("field limit", "(3,8", "characters)", "greater than the maximum of 1000000")),
+    ({"trays": [["#" * 5000]]}, ("trays[0][0]", "(4,9", "characters)", "5000 wide")),
+])
+def test_a_huge_value_is_clipped_in_its_message(tmp_path, changes, needles):
+    data = json.dumps(level_data(**changes))  # json writes the 4,001-digit integer Python reads back whole
+    line = assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "level.json", data)]), *needles)
+    assert len(line) < 400
