@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import Interrupt, cli_errors, emit_json, interrupted, progress, read_json_arg, searching, check_seconds
+from cli.common import (Interrupt, check_seconds, cli_errors, emit_json, interrupted, progress, read_json_arg,
+                        searching)
 from solver.campaign import CampaignAnswer, best_of, solve_level
 from solver.errors import RulesError
 from solver.level import Level, Pack, parse_level_or_pack

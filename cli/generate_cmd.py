@@ -89,8 +89,7 @@ def limits_line(levels: list[dict]) -> str | None:
     """The placement limits of levels that stop before their last piece, and the trays their
     lines reach: the proof budget favours short limits, which a designer asking for many trays
     should see. None when every level places every piece."""
-    cut = [lv for lv in levels if lv.get("limit") is not None and lv["limit"] < sum(len(t) for t in lv["trays"])]
-    if not cut:
+    if all(lv["limit"] >= sum(map(len, lv["trays"])) for lv in levels):
         return None
     limits = sorted(lv["limit"] for lv in levels)
     pieces = sorted({sum(len(t) for t in lv["trays"]) for lv in levels})

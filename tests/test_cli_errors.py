@@ -302,6 +302,8 @@ def test_time_limits_are_seconds(tmp_path, args, allowed):
 def test_token_and_streak_counts_are_in_range(tmp_path, option, value):
     tray = runner.invoke(app, ["tray", "--rules", "sudoku", "--tray", "1x1", option, value])
     assert_bad_input(tray, option, "0 to 1,000", value)
+    expert = runner.invoke(app, ["hint", "--rules", "sudoku", "--tray", "1x1", "--policy", "expert", option, value])
+    assert_bad_input(expert, option, "0 to 1,000", value)
     assert_bad_input(replay(tmp_path, ONE, option, value), option, "0 to 1,000", value)
 
 
