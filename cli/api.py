@@ -15,9 +15,10 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from cli.answer_cache import AnswerCache
+from cli.common import MAX_STREAK, MAX_TOKENS
 from cli.tray_cmd import solve_tray
 from solver.board import parse_board
-from solver.errors import FormatError, TenfoldError
+from solver.errors import FormatError, TenfoldError, clipped
 from solver.jsontext import load_json
 from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
 from solver.pieces import get_piece
@@ -64,10 +65,10 @@ def load_packs(folder: Path) -> dict[str, Pack]:
     return packs
 
 
-def _int_field(data: dict, name: str, default: int) -> int:
+def _int_field(data: dict, name: str, default: int, most: int) -> int:
     value = data.get(name, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise BadRequest(f"field {name}: expected an integer 0 or more, got {json.dumps(value)}")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+        raise BadRequest(f"field {name}: expected an integer 0 to {most:,}, got {clipped(json.dumps(value))}")
     return value
 
 
@@ -99,7 +100,7 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
         raise BadRequest(str(err)) from None
     tray = data["tray"]
     if not isinstance(tray, list) or not 1 <= len(tray) <= 3 or not all(isinstance(p, str) for p in tray):
-        raise BadRequest(f"field tray: expected a list of 1 to 3 piece ids, got {json.dumps(tray)}")
+        raise BadRequest(f"field tray: expected a list of 1 to 3 piece ids, got {clipped(json.dumps(tray))}")
     pieces = []
     for i, pid in enumerate(tray):
         try:
@@ -107,7 +108,8 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
         except TenfoldError as err:
             raise BadRequest(f"field tray[{i}]: {err}") from None
     return ({"rules": variant.name, "board": board.text(), "tray": pieces,
-             "streak": _int_field(data, "streak", 0), "tokens": _int_field(data, "tokens", 0)}, tray)
+             "streak": _int_field(data, "streak", 0, MAX_STREAK),
+             "tokens": _int_field(data, "tokens", 0, MAX_TOKENS)}, tray)
 
 
 def answer_hint(question: dict[str, Any]) -> dict[str, Any]:

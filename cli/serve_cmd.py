@@ -21,6 +21,9 @@ class ApiHandler(BaseHTTPRequestHandler):
     server_version = "tenfold"
     protocol_version = "HTTP/1.1"  # keep-alive: a client can ask many hints on one connection
     timeout = 30  # a silent client frees its thread
+    # a request line the server cannot parse is answered as HTTP/1.0 (status line, headers, JSON
+    # body), not as the standard library's HTTP/0.9 default, which sends the body alone
+    default_request_version = "HTTP/1.0"
     quiet = True
     # TCP_NODELAY: the headers and the body are two writes, and with Nagle's algorithm the body
     # waited for the client's delayed ACK of the headers, about 40 ms on every keep-alive answer
@@ -83,6 +86,7 @@ class ApiHandler(BaseHTTPRequestHandler):
 
 class ApiServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # the listen backlog (the standard library's 5 reset clients at 40 at once)
 
     def __init__(self, address: tuple[str, int], api: Api):
         super().__init__(address, ApiHandler)

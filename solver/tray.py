@@ -299,7 +299,16 @@ class TraySearch:
         kinds = self.variant.token_kinds & {"rotate", "remove"}
         if not kinds:
             return None
-        for used in range(0, tokens + 1):
+        # No token frees a stone: a piece with no stone-free spot in any shape it may take
+        # never fits (without this, boards of stones searched every budget in vain).
+        for piece in set(ids):
+            shapes = {rotate_cw(get_piece(piece), t).id for t in range(4)} if "rotate" in kinds else {piece}
+            if not any(not spot.mask & self.stones for shape in shapes for spot in placements(shape)):
+                return None
+        # A plan with the fewest tokens turns each piece at most once (one token turns it any
+        # way) and removes only tiles under the pieces' cells: so it spends at most this many,
+        # and trying more only deepens the search (1,000 tokens overflowed the recursion).
+        for used in range(0, min(tokens, rescue_cap(ids)) + 1):
             plan = self._rescue(self.board.filled, ids, used, kinds, self.full_scan, {})
             if plan is not None:
                 return used, plan
@@ -373,6 +382,12 @@ def _row_capacity(piece_id: str) -> int:
 def _col_capacity(piece_id: str) -> int:
     cells = get_piece(piece_id).cells
     return max(sum(1 for _, c in cells if c == col) for _, col in cells)
+
+
+def rescue_cap(pieces) -> int:
+    """The most tokens a fewest-token rescue of these pieces can spend: one turn per piece and
+    one removal per cell of theirs."""
+    return len(pieces) + sum(get_piece(p).size for p in pieces)
 
 
 def _difficulty(piece_id: str) -> tuple[int, str]:

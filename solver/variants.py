@@ -98,7 +98,7 @@ class Variant:
         return tuple(seen)
 
     def mode(self, name: str | None) -> Mode:
-        key = name or self.default_mode
+        key = self.default_mode if name is None else name
         if key not in self.modes:
             raise RulesError(
                 f"variant {self.name!r} has no mode {key!r} (expected one of {', '.join(self.modes)})"

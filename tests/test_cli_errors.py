@@ -337,3 +337,8 @@ def test_a_huge_value_is_clipped_in_its_message(tmp_path, changes, needles):
     data = json.dumps(level_data(**changes))  # json writes the 4,001-digit integer Python reads back whole
     line = assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "level.json", data)]), *needles)
     assert len(line) < 400
+
+
+def test_an_empty_mode_is_not_the_default_mode(tmp_path):
+    assert_bad_input(replay(tmp_path, ONE, "--mode", "", rules="arabic"), "no mode ''")
+    assert replay(tmp_path, ONE, rules="arabic").exit_code == 0  # no --mode at all: the default

@@ -181,6 +181,11 @@ MALFORMED = [
      "field streak"),
     (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "streak": "2"}).encode(),
      "field streak"),
+    (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "tokens": 1001}).encode(),
+     "field tokens: expected an integer 0 to 1,000, got 1001"),
+    (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "streak": 10 ** 4000}).encode(),
+     "characters)"),  # clipped, not echoed whole
+    (b'{"rules": "halloween", "board": "\\ud800", "tray": ["1x1"]}', "field board: a string holds a lone surrogate"),
 ]
 
 
@@ -201,9 +206,15 @@ def test_malformed_requests_get_400_and_the_server_stays_up(server):
             reply = read_until_closed(raw_conn)
             assert reply.split()[1] in (b"400", b"413", b"501"), reply[:80]
             assert "error" in json.loads(reply.split(b"\r\n\r\n", 1)[1])
-    with socket.create_connection((host, port), timeout=10) as raw_conn:  # HTTP/0.9: no status line to send
-        raw_conn.sendall(b"\x00\x01\x02 hello there\r\n\r\n")
-        assert b"error" in read_until_closed(raw_conn)
+    # a request line the server cannot parse still gets a status line and headers (the standard
+    # library would answer as HTTP/0.9, the JSON body alone)
+    for garbage, status in ((b"\x00\x01\x02 hello there\r\n\r\n", b"400"), (b"GET / HTTP/2.0\r\n\r\n", b"505"),
+                            (b"GET\r\n\r\n", b"400")):
+        with socket.create_connection((host, port), timeout=10) as raw_conn:
+            raw_conn.sendall(garbage)
+            reply = read_until_closed(raw_conn)
+            assert reply.startswith(b"HTTP/1.") and reply.split()[1] == status, (garbage, reply[:80])
+            assert "error" in json.loads(reply.split(b"\r\n\r\n", 1)[1])
     conn.close()
     conn = http.client.HTTPConnection(host, port, timeout=10)
     status, body, _ = request(conn, "POST", "/hint", {"rules": "halloween", "board": "/".join(["." * 10] * 10),

@@ -11,7 +11,8 @@ from solver.bitboard import BB_ALL, isolated_empty
 from solver.board import Board
 from solver.deals import RandomDeals
 from solver.engine import Game, Streak
-from solver.tray import TraySearch, best_by_enumeration
+from solver.moves import TokenUse
+from solver.tray import TraySearch, best_by_enumeration, rescue_cap
 from solver.variants import VARIANTS
 
 
@@ -54,3 +55,43 @@ def test_enumeration_and_search_agree(name):
         assert a[0] == searched[0] and b[0] == enumerated[0]
         assert a == b
     assert compared >= 150
+
+
+def test_no_rescue_needs_more_tokens_than_the_cap():
+    """``TraySearch.rescue`` gives up at once on a piece with no stone-free spot, and tries at
+    most ``rescue_cap`` tokens (one turn per piece, one removal per cell of theirs): on dense
+    boards where a tray does not fit, the plain search finds no plan spending any count up to
+    two past the cap where ``rescue`` found none, and ``rescue``'s count is the fewest (each
+    plan replays through the one move applier)."""
+    variant = VARIANTS["arabic"]  # rotate and remove
+    rng = random.Random(2026)
+    checked = rescued = 0
+    while checked < 100:
+        stones = sum(1 << c for c in rng.sample(range(100), rng.choice((4, 40, 75, 88, 92))))  # many: some cannot
+        filled = sum(1 << c for c in range(100) if rng.random() < 0.85) & ~stones
+        board = Board(filled, stones, 0)
+        # small pieces keep the uncapped searches below (every tile a removal may take) quick
+        pieces = (rng.sample(["1x1", "1x2", "2x1", "1x3", "3x1", "L3-nw", "L3-se"], 1) if rng.random() < 0.7
+                  else rng.sample(["1x1", "1x2", "2x1"], 2))
+        search = TraySearch(variant, board, Streak())
+        if best_by_enumeration(variant, board, pieces, Streak()) is not None:
+            continue  # fits without tokens
+        checked += 1
+        cap = rescue_cap(pieces)
+        found = search.rescue(pieces, 10 ** 6)  # a huge budget: as many tries as the cap
+        ids = tuple(sorted(pieces))
+        kinds = variant.token_kinds & {"rotate", "remove"}
+        if found is None:  # then no plan spends any count up to cap + 2 (the stone test and the cap)
+            for more in range(cap + 3):
+                assert search._rescue(board.filled, ids, more, kinds, search.full_scan, {}) is None, (pieces, more)
+        if found is not None:
+            rescued += 1
+            used, plan = found
+            assert used <= cap and sum(isinstance(m, TokenUse) for m in plan) == used
+            game = Game(variant, board, Streak(), used, list(pieces))
+            for move in plan:
+                game.apply(move)
+            assert game.tokens == 0 and not game.tray
+            if used:
+                assert search.rescue(pieces, used - 1) is None  # the fewest
+    assert 10 <= rescued <= 90  # both outcomes are exercised
