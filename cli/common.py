@@ -60,10 +60,12 @@ def check_seconds(value: float | None, allow_zero: bool = False, allow_inf: bool
         raise RulesError(f"{name}: expected {expected}{', or inf for no limit' if allow_inf else ''}, got {value}")
 
 
-def check_range(value: int | None, name: str, low: int, high: int) -> None:
-    """A count option (tokens, a streak) within ``low``..``high``."""
-    if value is not None and not low <= value <= high:
-        raise RulesError(f"{name}: expected {low} to {high:,}, got {value}")
+def check_streak_and_tokens(streak: int, tokens: int | None) -> None:
+    """``--streak`` and ``--tokens`` (None: the mode's) within 0..``MAX_STREAK`` and 0..``MAX_TOKENS``
+    (the server checks its request fields itself)."""
+    for name, value, high in (("--streak", streak, MAX_STREAK), ("--tokens", tokens, MAX_TOKENS)):
+        if value is not None and not 0 <= value <= high:
+            raise RulesError(f"{name}: expected 0 to {high:,}, got {value}")
 
 
 def read_text_arg(value: str, what: str) -> str:
@@ -79,12 +81,8 @@ def read_text_arg(value: str, what: str) -> str:
         raise FormatError(f"{what}: cannot read {value!r}: {err}") from None
 
 
-def parse_json_text(text: str, what: str) -> Any:
-    return load_json(text, what)
-
-
 def read_json_arg(value: str, what: str) -> Any:
-    return parse_json_text(read_text_arg(value, what), what)
+    return load_json(read_text_arg(value, what), what)
 
 
 def refuse_missing_path(value: str, what: str) -> None:
@@ -138,6 +136,7 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
         if Path(path).is_dir():
             raise OSError(errno.EISDIR, "is a folder, not a file", str(path))
     staged: list[tuple[str, Path]] = []
+    renamed = 0
     try:
         for path, data in files.items():
             path = Path(path)
@@ -150,15 +149,14 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             os.chmod(tmp, _new_file_mode(path))
-        while staged:
-            tmp, path = staged[0]
+        for tmp, path in staged:
             try:
                 os.replace(tmp, path)
             except OSError as err:
                 raise OSError(err.errno, err.strerror, str(path)) from None
-            staged.pop(0)
+            renamed += 1
     finally:
-        for tmp, _ in staged:
+        for tmp, _ in staged[renamed:]:
             try:
                 os.unlink(tmp)
             except FileNotFoundError:

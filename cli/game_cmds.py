@@ -8,14 +8,11 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import (
-    MAX_STREAK,
-    MAX_TOKENS,
-    check_range,
     check_seconds,
+    check_streak_and_tokens,
     board_arg,
     cli_errors,
     emit_json,
-    parse_json_text,
     progress,
     read_json_arg,
     read_text_arg,
@@ -27,6 +24,7 @@ from solver.board import parse_board
 from solver.deals import parse_deals
 from solver.engine import Game, Streak
 from solver.errors import RulesError
+from solver.jsontext import load_json
 from solver.level import Level, Pack, parse_level_or_pack
 from solver.moves import parse_moves
 from solver.policy import POLICIES
@@ -46,8 +44,7 @@ def replay(
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Replay a move list; a new turn starts after every 3 placements."""
-    check_range(streak, "--streak", 0, MAX_STREAK)
-    check_range(tokens, "--tokens", 0, MAX_TOKENS)
+    check_streak_and_tokens(streak, tokens)
     variant = variant_arg(rules)
     start = board_arg(board)
     move_list = parse_moves(read_json_arg(moves, "--moves"), "--moves")
@@ -141,7 +138,7 @@ def show(
     if path.is_file():
         text = read_text_arg(what, what)
         if text.lstrip().startswith("{"):
-            item = parse_level_or_pack(parse_json_text(text, what), what)
+            item = parse_level_or_pack(load_json(text, what), what)
             levels = item.levels if isinstance(item, Pack) else [item]
             if isinstance(item, Pack):
                 typer.echo(f"pack {item.id}: {item.title} ({len(levels)} levels)\n")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import MAX_STREAK, MAX_TOKENS, board_arg, check_range, check_seconds, cli_errors, emit_json, variant_arg
+from cli.common import board_arg, check_seconds, check_streak_and_tokens, cli_errors, emit_json, variant_arg
 from cli.tray_cmd import (
     BoardOpt, MethodOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray, tray_json,
 )
@@ -32,8 +32,7 @@ def hint(
 ) -> None:
     """A hint for one tray: its best plan and safe first moves (the same answer as tenfold tray)."""
     check_seconds(time_limit, allow_zero=True)
-    check_range(streak, "--streak", 0, MAX_STREAK)  # the expert's path does not go through solve_tray
-    check_range(tokens, "--tokens", 0, MAX_TOKENS)
+    check_streak_and_tokens(streak, tokens)
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
     if policy == "expert":

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (MAX_STREAK, MAX_TOKENS, board_arg, check_range, cli_errors, emit_json, interrupted,
-                        live_status, variant_arg)
+from cli.common import (board_arg, check_streak_and_tokens, cli_errors, emit_json, interrupted, live_status,
+                        variant_arg)
 from cli.draw import draw_board
 from solver.board import Board
 from solver.engine import Game, Streak
@@ -47,8 +47,6 @@ def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: i
     variant = variant_arg(rules)
     if method not in METHODS:
         raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
-    check_range(streak, "--streak", 0, MAX_STREAK)
-    check_range(tokens, "--tokens", 0, MAX_TOKENS)
     if method == "cpsat":
         from solver.tray_cpsat import cpsat_answer
 
@@ -91,6 +89,7 @@ def tray(
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
+    check_streak_and_tokens(streak, tokens)
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
     try:
