@@ -2,14 +2,49 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
+from typer.core import TyperGroup
+
+try:
+    from typer._click import exceptions as click_errors  # typer 0.2x carries its own click
+except ImportError:  # pragma: no cover - older typer runs on click itself
+    from click import exceptions as click_errors
 
 from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
 from cli import ten
 
+class OneLineErrors(TyperGroup):
+    """The command group, whose usage errors (an unknown option, a value of the wrong type, a
+    missing argument) are one ``error:`` line on stderr and exit code 2, as the commands' own
+    errors are, instead of typer's framed box."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click_errors.NoArgsIsHelpError:
+            sys.exit(2)  # typer has printed the help
+        except click_errors.UsageError as err:
+            where = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
+            typer.echo(f"error: {err.format_message()}{where}", err=True)
+            sys.exit(err.exit_code)
+        except click_errors.ClickException as err:
+            typer.echo(f"error: {err.format_message()}", err=True)
+            sys.exit(err.exit_code)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        # a command's return value, or the code of the typer.Exit it raised
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
     name="tenfold",
+    cls=OneLineErrors,
     help="Solver and level generator for 10x10 block puzzles (halloween, arabic, sudoku) and Ten.",
     no_args_is_help=True,
     add_completion=False,

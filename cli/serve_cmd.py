@@ -14,7 +14,7 @@ import typer
 from cli.answer_cache import AnswerCache, default_db_path
 from cli.api import MAX_BODY, Api, Response, load_packs
 from cli.common import cli_errors
-from solver.errors import FormatError
+from solver.errors import FormatError, clipped
 
 
 class ApiHandler(BaseHTTPRequestHandler):
@@ -45,22 +45,35 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._serve("PATCH")
 
     def _serve(self, method: str) -> None:
-        length_text = self.headers.get("Content-Length", "0")
         try:
-            length = int(length_text)
-            if length < 0:
-                raise ValueError
-        except ValueError:
-            self.close_connection = True
-            return self._send(Response(400, {"error": f"header Content-Length: not a size: {length_text!r}"}))
+            body = self._read_body()
+        except BodyError as err:
+            self.close_connection = True  # what is left of the body is unread
+            return self._send(Response(err.status, {"error": str(err)}))
+        self._send(self.server.api.handle(method, self.path, body))
+
+    def _read_body(self) -> bytes:
+        """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise."""
+        lengths = self.headers.get_all("Content-Length") or []
+        coding = ",".join(self.headers.get_all("Transfer-Encoding") or []).strip().lower()
+        if coding:
+            if lengths:  # RFC 9112 6.3: both at once is how requests are smuggled past proxies
+                raise BodyError(400, "headers Transfer-Encoding and Content-Length: expected one of them, not both")
+            if coding != "chunked":
+                raise BodyError(501, f"header Transfer-Encoding: expected chunked, got {clipped(coding)!r}")
+            return read_chunked(self.rfile, MAX_BODY)
+        if len(set(lengths)) > 1:
+            raise BodyError(400, f"header Content-Length: given {len(lengths)} times with different values")
+        length_text = lengths[0].strip() if lengths else "0"
+        if not (length_text.isascii() and length_text.isdigit()):
+            raise BodyError(400, f"header Content-Length: not a size: {clipped(length_text)!r}")
+        length = int(length_text)
         if length > MAX_BODY:
-            self.close_connection = True  # the body is left unread
-            return self._send(Response(413, {"error": f"body: {length} bytes, more than {MAX_BODY}"}))
+            raise BodyError(413, f"body: {length} bytes, more than {MAX_BODY}")
         body = self.rfile.read(length) if length else b""
         if len(body) < length:
-            self.close_connection = True
-            return self._send(Response(400, {"error": "body: shorter than its Content-Length"}))
-        self._send(self.server.api.handle(method, self.path, body))
+            raise BodyError(400, "body: shorter than its Content-Length")
+        return body
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Errors http.server finds itself (a bad request line or header) answer in JSON too."""
@@ -82,6 +95,42 @@ class ApiHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:
         if not self.quiet:
             super().log_message(format, *args)
+
+
+class BodyError(Exception):
+    """A request body that cannot be read: the HTTP status to answer and why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def read_chunked(stream, limit: int) -> bytes:
+    """A ``Transfer-Encoding: chunked`` body (RFC 9112 7.1) of at most ``limit`` bytes; chunk
+    extensions and trailer fields are read and dropped."""
+    parts: list[bytes] = []
+    total = 0
+    while True:
+        line = stream.readline(1026)
+        size_text = line.split(b";", 1)[0].strip()
+        hexadecimal = size_text and all(c in b"0123456789abcdefABCDEF" for c in size_text)
+        size = int(size_text, 16) if hexadecimal else -1
+        if size < 0 or not line.endswith(b"\n"):
+            raise BodyError(400, f"body: a chunk size, in hexadecimal, expected; got {clipped(line.decode('latin-1'))!r}")
+        if size == 0:
+            break
+        total += size
+        if total > limit:
+            raise BodyError(413, f"body: more than {limit} bytes")
+        data = stream.read(size)
+        if len(data) < size or stream.readline(3) not in (b"\r\n", b"\n"):
+            raise BodyError(400, "body: a chunk does not end where its size says")
+        parts.append(data)
+    for _ in range(100):  # trailer fields, up to the blank line that ends the body
+        line = stream.readline(8192)
+        if line in (b"\r\n", b"\n", b""):
+            return b"".join(parts)
+    raise BodyError(400, "body: more than 100 trailer fields")
 
 
 class ApiServer(ThreadingHTTPServer):

@@ -342,3 +342,24 @@ def test_a_huge_value_is_clipped_in_its_message(tmp_path, changes, needles):
 def test_an_empty_mode_is_not_the_default_mode(tmp_path):
     assert_bad_input(replay(tmp_path, ONE, "--mode", "", rules="arabic"), "no mode ''")
     assert replay(tmp_path, ONE, rules="arabic").exit_code == 0  # no --mode at all: the default
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["tray", "--streak", "abc"], ["'--streak'", "integer", "tenfold tray --help"]),
+    (["play", "--trays", "0"], ["'--trays'", "greater than or equal to 1", "tenfold play --help"]),
+    (["solve"], ["Missing argument", "tenfold solve --help"]),
+    (["solve", "--bogus", "x"], ["No such option: --bogus", "tenfold solve --help"]),
+    (["nosuch"], ["No such command 'nosuch'", "tenfold --help"]),
+    (["ten", "nosuch"], ["No such command 'nosuch'", "tenfold ten --help"]),
+    (["show", "a", "b"], ["unexpected extra argument", "(b)"]),
+])
+def test_a_usage_error_is_one_line_too(args, needles):
+    """What the option parser refuses reads as the commands' own errors do, not as a framed box."""
+    line = assert_bad_input(runner.invoke(app, args), *needles)
+    assert line.startswith("error: ")
+
+
+def test_help_and_a_bare_group_still_show_the_help():
+    assert runner.invoke(app, ["solve", "--help"]).exit_code == 0
+    bare = runner.invoke(app, ["ten"])
+    assert bare.exit_code == 2 and "wins" in bare.output

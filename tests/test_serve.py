@@ -223,6 +223,54 @@ def test_malformed_requests_get_400_and_the_server_stays_up(server):
     assert request(conn, "GET", "/health")[1] == {"ok": True, "packs": 1}
 
 
+def raw_exchange(host: str, port: int, data: bytes) -> tuple[int, dict]:
+    """``data`` sent on a fresh connection, whose answer is read until the server closes it."""
+    with socket.create_connection((host, port), timeout=10) as raw_conn:
+        raw_conn.sendall(data)
+        reply = read_until_closed(raw_conn)
+    return int(reply.split()[1]), json.loads(reply.split(b"\r\n\r\n", 1)[1])
+
+
+def chunked(body: bytes, sizes: list[int]) -> bytes:
+    """``body`` in chunks of the given sizes (the rest in one more), with an extension and a trailer."""
+    out, start = [], 0
+    for size in [*sizes, len(body)]:
+        part = body[start:start + size]
+        start += len(part)
+        if part:
+            out.append(b"%x;note=1\r\n%s\r\n" % (len(part), part))
+    return b"".join(out) + b"0\r\nX-Trailer: 1\r\n\r\n"
+
+
+def test_a_chunked_body_is_read_and_unreadable_bodies_are_named(server):
+    host, port, _ = server
+    question = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1", "3x3"]}).encode()
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    plain = request(conn, "POST", "/hint", raw=question)
+    conn.close()
+    assert plain[0] == 200
+    head = b"POST /hint HTTP/1.1\r\nConnection: close\r\n"
+    for sizes in ([1], [5, 7, 1], [len(question)], [3] * 40):
+        status, body = raw_exchange(host, port, head + b"Transfer-Encoding: chunked\r\n\r\n" + chunked(question, sizes))
+        assert (status, body) == (200, plain[1]), sizes
+    bad = [
+        (b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n" + chunked(question, []), 400, "not both"),
+        (b"Transfer-Encoding: gzip\r\n\r\n", 501, "expected chunked, got 'gzip'"),
+        (b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "a chunk size, in hexadecimal"),
+        (b"Transfer-Encoding: chunked\r\n\r\n3\r\nshort\r\n0\r\n\r\n", 400, "does not end where its size says"),
+        (b"Transfer-Encoding: chunked\r\n\r\n%x\r\n" % (10 ** 7), 413, "more than"),
+        (b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "given 2 times with different values"),
+        (b"Content-Length: +2\r\n\r\n{}", 400, "not a size: '+2'"),
+    ]
+    for headers, status, needle in bad:
+        answer = raw_exchange(host, port, head + headers)
+        assert answer[0] == status and needle in answer[1]["error"], (headers, answer)
+    # the same Content-Length twice is one length
+    status, body = raw_exchange(host, port, head + b"Content-Length: %d\r\nContent-Length: %d\r\n\r\n%s"
+                                % (len(question), len(question), question))
+    assert (status, body) == (200, plain[1])
+
+
 def test_levels_and_solutions(server):
     host, port, _ = server
     conn = http.client.HTTPConnection(host, port, timeout=10)
