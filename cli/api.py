@@ -72,6 +72,10 @@ def _int_field(data: dict, name: str, default: int, most: int) -> int:
     return value
 
 
+HINT_FIELDS = ("rules", "board", "tray", "streak", "tokens")
+ROUTES = "GET /health, GET /levels, GET /levels/{pack}, GET /levels/{pack}/{level}[/solution], POST /hint"
+
+
 def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     """The canonical question of a POST /hint body (the cache's key) and its tray as the body
     spells it, or ``BadRequest`` naming the problem."""
@@ -86,6 +90,9 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     for name in ("rules", "board", "tray"):
         if name not in data:
             raise BadRequest(f"field {name}: missing")
+    for name in data:
+        if name not in HINT_FIELDS:  # e.g. "policy": answered as if absent, it would mislead
+            raise BadRequest(f"field {clipped(name)}: not a hint field (expected {', '.join(HINT_FIELDS)})")
     if not isinstance(data["rules"], str):
         raise BadRequest("field rules: expected a string: halloween, arabic or sudoku")
     try:
@@ -151,7 +158,7 @@ class Api:
             if method != "GET":
                 return Response(405, {"error": f"{method} {path}: use GET"}, {"Allow": "GET"})
             return Response(200, {"ok": True, "packs": len(self.packs)})
-        return error(404, f"no such route: {path} (routes: GET /levels/{{pack}}/{{level}}[/solution], POST /hint)")
+        return error(404, f"no such route: {clipped(path)} (routes: {ROUTES})")
 
     def _levels(self, ids: list[str]) -> Response:
         if not ids:

@@ -11,7 +11,7 @@ from cli.common import (Interrupt, check_seconds, cli_errors, emit_json, interru
 from solver.campaign import CampaignAnswer, best_of, solve_level
 from solver.errors import RulesError
 from solver.level import Level, Pack, parse_level_or_pack
-from solver.verify import verify_level
+from solver.verify import Verdict, verify_level
 
 METHODS = ("search", "cpsat", "auto")
 
@@ -94,9 +94,14 @@ def solve(
 
 def _summary_line(level: Level, answer: CampaignAnswer) -> str:
     return (
-        f"{level.id:<16} solvable={'yes' if answer.solvable else 'no ':<3} best={answer.best_score!s:<6} "
-        f"proof={answer.proof:<10} bound={answer.bound!s:<6} nodes={answer.nodes:<8} {answer.seconds:.2f}s"
+        f"{level.id:<16} solvable={'yes' if answer.solvable else 'no ':<3} best={_or_dash(answer.best_score):<6} "
+        f"proof={answer.proof:<10} bound={_or_dash(answer.bound):<6} nodes={answer.nodes:<8} {answer.seconds:.2f}s"
     )
+
+
+def _or_dash(value: int | None) -> str:
+    """A score, or ``-`` for none (no line meets the goals), as the live status shows it."""
+    return "-" if value is None else str(value)
 
 
 def _move_text(data: dict) -> str:
@@ -109,22 +114,32 @@ def _move_text(data: dict) -> str:
 def verify(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
     time_limit: Annotated[float, typer.Option(help="seconds per level to re-prove best (inf: no limit)")] = 60.0,
+    json_out: Annotated[bool, typer.Option("--json", help="print JSON: a verdict per level")] = False,
 ) -> None:
-    """Replay every stored solution and re-prove every best claim; exit 1 if any claim is false."""
+    """Replay every stored solution and re-prove every best claim; exit 1 if any claim is false or
+    could not be confirmed within the time limit (FAIL and OPEN lines)."""
     check_seconds(time_limit, allow_inf=True)
     levels, _ = load_levels(path, None)
-    failed = 0
-    for done, lv in enumerate(levels):
+    verdicts: list[Verdict] = []
+    for lv in levels:
         with searching(f"verifying {lv.id}") as interrupt:
             verdict = verify_level(lv, time_limit)
         if interrupt.requested:  # its re-proof was cut short: no verdict
-            interrupted(f"verified {done} of {len(levels)} levels"
-                         + (f", {failed} with a false or unconfirmed claim" if failed else ""))
-        typer.echo(verdict.line())
-        failed += not verdict.ok
-    if failed:
-        typer.echo(f"{failed} of {len(levels)} levels carry a false or unconfirmed claim", err=True)
+            interrupted(f"verified {len(verdicts)} of {len(levels)} levels; {_tally(verdicts)}")
+        verdicts.append(verdict)
+        if not json_out:
+            typer.echo(verdict.line())
+    if json_out:
+        emit_json([v.to_json() for v in verdicts])
+    else:
+        typer.echo(f"{len(verdicts)} level{'s' * (len(verdicts) != 1)}: {_tally(verdicts)}")
+    if not all(v.ok for v in verdicts):
         raise typer.Exit(1)
+
+
+def _tally(verdicts: list[Verdict]) -> str:
+    counts = {status: sum(v.status == status for v in verdicts) for status in ("ok", "false", "unconfirmed")}
+    return f"{counts['ok']} ok, {counts['false']} with a false claim, {counts['unconfirmed']} unconfirmed"
 
 
 def register(app: typer.Typer) -> None:

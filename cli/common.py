@@ -41,12 +41,25 @@ def cli_errors(func: Callable) -> Callable:
         except TenfoldError as err:
             typer.echo(f"error: {err}", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except BrokenPipeError:  # the reader left (``| head``): it has what it wanted
+            _quiet_stdout()
+            raise typer.Exit(1) from None
         except OSError as err:  # a path that cannot be read or written
-            where = f" {err.filename}" if err.filename else ""
-            typer.echo(f"error:{where}: {err.strerror or err}", err=True)
+            where = f" {err.filename}:" if err.filename else ""
+            typer.echo(f"error:{where} {err.strerror or err}", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     return wrapper
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of a closed pipe is silent
+    (Python's documented way out of a broken pipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's captured stdout)
+        pass
 
 
 def check_seconds(value: float | None, allow_zero: bool = False, allow_inf: bool = False,
@@ -90,6 +103,8 @@ def refuse_missing_path(value: str, what: str) -> None:
     with a suffix like ``.json``, or one starting ``/``, ``./``, ``../`` or ``~``), which board
     text of ten rows never does: better than reporting a missing file as a board of the wrong
     size."""
+    if not value.strip():
+        raise FormatError(f"{what}: empty; expected a file or board text")
     path = Path(value)
     if path.is_file():
         return
@@ -173,9 +188,31 @@ def _new_file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def progress(iterable, length: int | None = None, label: str = ""):
-    """A progress bar on stderr (hidden when stderr is not a terminal)."""
+def progress(iterable=None, length: int | None = None, label: str = ""):
+    """A progress bar on stderr; off a terminal (a pipe, a log file) nothing at all, where typer's
+    bar would still print its label."""
+    if not _terminal():
+        return _NoBar(iterable)
     return typer.progressbar(iterable, length=length, label=label, file=sys.stderr)
+
+
+class _NoBar:
+    """What ``progress`` gives off a terminal: the iterable and an ``update`` that does nothing."""
+
+    def __init__(self, iterable) -> None:
+        self.iterable = iterable
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def __iter__(self):
+        return iter(self.iterable)
+
+    def update(self, steps: int) -> None:
+        pass
 
 
 class SearchStatus:

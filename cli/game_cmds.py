@@ -56,10 +56,15 @@ def replay(
         except RulesError as err:
             raise RulesError(f"--moves[{i}]: {err}") from None
     if json_out:
-        emit_json({"score": game.score, "board": game.board.text(), "streak": game.streak.run})
+        # score: the placements' points; final_score adds the bonus of the tokens left, as a
+        # level's score and play's do (RULES.md 3)
+        emit_json({"score": game.score, "board": game.board.text(), "streak": game.streak.run,
+                   "placements": game.placements, "tokens_left": game.tokens, "final_score": game.final_score})
         return
     typer.echo(draw_board(game.board))
     typer.echo(f"score: {game.score}  streak: {game.streak.run}  placements: {game.placements}")
+    if variant.token_bonus:
+        typer.echo(f"tokens left: {game.tokens}  final score (their bonus included): {game.final_score}")
 
 
 @cli_errors
@@ -96,15 +101,18 @@ def play(
         game = Game.dealt(variant, script, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
         result = play_game(game, _policy(policy, time_limit, seed), trays, on_tray=lambda g: bar.update(1))
+    rank = variant.rank(result.score) if hasattr(variant, "rank") else None
     if json_out:
         emit_json({"score": result.score, "trays": result.trays, "over": result.over,
-                   "ms_per_tray": round(result.ms_per_tray, 3)})
+                   "ms_per_tray": round(result.ms_per_tray, 3), "tokens_left": result.game.tokens,
+                   "board": result.game.board.text(), "rank": rank})
         return
     typer.echo(draw_board(result.game.board))
-    typer.echo(f"score: {result.score}")
+    typer.echo(f"score: {result.score}"
+               + (f" (tokens left: {result.game.tokens}, their bonus included)" if variant.token_bonus else ""))
     typer.echo(f"trays survived: {result.trays}{' (game over)' if result.over else ''}")
-    if hasattr(variant, "rank"):
-        typer.echo(f"rank: {variant.rank(result.score)}")
+    if rank is not None:
+        typer.echo(f"rank: {rank}")
 
 
 def _policy(name: str, time_limit: float, seed: int):

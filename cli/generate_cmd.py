@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, interrupted, searching, write_atomically
+from cli.common import cli_errors, interrupted, progress, searching, write_atomically
 from generator.grade import GRADE_NAMES
 from generator.pack import Interrupted, PackReport, generate_pack
 from generator.recipes import RECIPES
@@ -36,7 +35,7 @@ def generate(
     if trays is None:
         trays = RECIPES[kind].default_trays if kind in RECIPES else 1  # an unknown kind is refused next
     with searching("generating", status=False) as interrupt, \
-            typer.progressbar(length=count, label=f"{kind} levels", file=sys.stderr) as bar:
+            progress(length=count, label=f"{kind} levels") as bar:
         shown = [0]
 
         def on_candidate(index: int, result: dict, accepted: int) -> None:
@@ -58,7 +57,8 @@ def generate(
 
 
 def closing_table(report: PackReport, out: Path) -> str:
-    lines = [f"wrote {out}: {len(report.pack['levels'])} levels from {report.candidates} candidates"]
+    kept = len(report.pack["levels"])
+    lines = [f"wrote {out}: {kept} level{'s' * (kept != 1)} from {report.candidates} candidates"]
     lines.append("grade     levels")
     for grade in GRADE_NAMES:
         lines.append(f"{grade:<9} {report.per_grade.get(grade, 0):>6}")

@@ -36,6 +36,9 @@ def hint(
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
     if policy == "expert":
+        if method != "search":
+            raise RulesError(f"--method {method}: the expert plans with its own search; "
+                             "--method goes with --policy best")
         _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out, spelled)
         return
     if policy != "best":
@@ -51,8 +54,6 @@ def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, token
                  time_limit: float, json_out: bool, spelled: list[str]) -> None:
     from solver.expert import hint as expert_hint
 
-    if streak < 0:
-        raise RulesError(f"--streak: must be 0 or more, got {streak}")
     answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit)
     if json_out:
         emit_json(spell_tray_answer(answer, variant_arg(rules), start, streak, tokens, spelled))
@@ -60,7 +61,7 @@ def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, token
     plan = answer["plan"]
     tray_answer = TrayAnswer(answer["placeable"], answer["best_score"],
                              None if plan is None else parse_moves(plan), [], answer["tokens_used"])
-    typer.echo(draw_plan(rules, start, spelled, tray_answer, streak))
+    typer.echo(draw_plan(rules, start, spelled, tray_answer, streak, safe_moves=False))
     typer.echo(f"expert: {answer['end_states']} end states, {answer['lookahead_rounds']} lookahead rounds, "
                f"{answer['ms']} ms")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Optional
 
 import typer
@@ -54,8 +55,11 @@ def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: i
     return analyse_tray(variant, board, tray, streak, tokens)
 
 
-def draw_plan(rules: str, board: Board, tray: list[str], answer: TrayAnswer, streak: int) -> str:
-    """The plan step by step; ``tray`` as given (the moves name its pieces so)."""
+def draw_plan(rules: str, board: Board, tray: list[str], answer: TrayAnswer, streak: int,
+              safe_moves: bool = True) -> str:
+    """The plan step by step; ``tray`` as given (the moves name its pieces so). A placement's step
+    shows the board it lands on, its cells marked; a token's, the board after it. ``safe_moves``:
+    the answer counted its safe first moves (the expert's does not)."""
     if not answer.placeable:
         return draw_board(board) + "\nnot placeable"
 
@@ -69,12 +73,13 @@ def draw_plan(rules: str, board: Board, tray: list[str], answer: TrayAnswer, str
         highlight = placement_mask(move.piece, move.row, move.col) if isinstance(move, Placement) else 0
         before = game.board
         result = game.apply(move)
-        shown = Board(before.filled, before.stones, before.pumpkins)
-        out.append(f"step {step}: {labels[step - 1]}  +{result.points}")
+        shown = Board(before.filled, before.stones, before.pumpkins) if highlight else game.board
+        out.append(f"step {step}: {json.dumps(labels[step - 1])}  +{result.points}")  # as a moves file has it
         out.append(draw_board(shown, highlight))
         out.append("")
     out.append(draw_board(game.board))
-    out.append(f"best score: {answer.best_score}   safe first moves: {len(answer.safe_moves)}")
+    out.append(f"best score: {answer.best_score}"
+               + (f"   safe first moves: {len(answer.safe_moves)}" if safe_moves else ""))
     return "\n".join(out)
 
 

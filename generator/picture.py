@@ -80,6 +80,12 @@ def trays_scene(trays: list[list[str]], width: int) -> Scene:
     return scene
 
 
+def text_width(text: str, size: int) -> int:
+    """A generous width of ``text`` at font ``size`` in pixels (0.62 em a character: wider than
+    the sans-serif fonts' average), for a layout that must not cut it off."""
+    return int(len(text) * size * 0.62) + 1
+
+
 def level_facts(level: Level) -> list[str]:
     facts = [f"{level.variant.name} · {level.mode}", f"goals: {goals_text(level)}",
              f"limit: {level.limit} placements", f"tokens: {level.tokens}"]
@@ -94,14 +100,15 @@ def level_scene(level: Level) -> Scene:
     """Title, board, facts beside it, trays below."""
     board = board_scene(level.board, CELL)
     info_x = MARGIN + board.width + MARGIN
-    width = info_x + 230
+    facts = level_facts(level)
+    width = info_x + max(230, max(text_width(fact, 12) for fact in facts) + MARGIN)
     trays = trays_scene(level.trays, width - 2 * MARGIN)
     top = MARGIN + 24
     height = top + board.height + MARGIN + trays.height + MARGIN
     scene = Scene(width, height)
     scene.add(Text(MARGIN, MARGIN + 14, f"level {level.id}", 18, INK, bold=True))
     scene.extend(board, MARGIN, top)
-    for i, fact in enumerate(level_facts(level)):
+    for i, fact in enumerate(facts):
         scene.add(Text(info_x, top + 14 + i * 20, fact, 12, INK))
     scene.extend(trays, MARGIN, top + board.height + MARGIN)
     return scene

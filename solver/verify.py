@@ -10,16 +10,28 @@ from .level import Level, play_solution
 
 @dataclass
 class Verdict:
+    """A level's verdict: ``problems`` are claims shown false, ``open`` claims neither confirmed nor
+    refuted within the time limit; ``ok`` when there are neither."""
+
     level_id: str
     ok: bool
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     answer: CampaignAnswer | None = None
+    open: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return "false" if self.problems else "unconfirmed" if self.open else "ok"
 
     def line(self) -> str:
-        status = "ok  " if self.ok else "FAIL"
-        detail = "; ".join(self.problems if not self.ok else self.notes)
-        return f"{status} {self.level_id}: {detail}"
+        label = {"ok": "ok  ", "false": "FAIL", "unconfirmed": "OPEN"}[self.status]
+        detail = "; ".join(self.problems or self.open or self.notes or ["no solution or best to check"])
+        return f"{label} {self.level_id}: {detail}"
+
+    def to_json(self) -> dict:
+        return {"id": self.level_id, "status": self.status, "problems": self.problems,
+                "unconfirmed": self.open, "notes": self.notes}
 
 
 def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
@@ -31,28 +43,51 @@ def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
             verdict.notes.append(f"solution wins with {replay.score} in {replay.placements} placements")
         else:
             verdict.problems.append(f"solution: {replay.problem}")
-    best = level.best
-    if best is not None:
+    if level.best is not None:
         answer = solve_level(level, time_limit=time_limit, hint=level.solution)
         verdict.answer = answer
-        claimed, proof = best.get("score"), best.get("proof")
         if answer.complete:
-            if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and claimed != answer.best_score:
-                verdict.problems.append(
-                    f"best.score: claimed {claimed} ({proof}), the search proves {answer.best_score}"
-                )
-            elif proof == PROOF_BOUND:
-                bound = best.get("bound")
-                if claimed is not None and (answer.best_score is None or claimed > answer.best_score):
-                    verdict.problems.append(f"best.score: {claimed} is not reachable (proven best {answer.best_score})")
-                if bound is not None and answer.best_score is not None and bound < answer.best_score:
-                    verdict.problems.append(f"best.bound: {bound} is below the proven best {answer.best_score}")
-            if not verdict.problems:
-                verdict.notes.append(f"best {answer.best_score} proven ({answer.nodes} nodes, {answer.seconds:.2f}s)")
+            _check_proven(verdict, level.best, answer)
         else:
-            verdict.problems.append(
-                f"best.score: could not re-prove {claimed} ({proof}) within {time_limit:g}s "
-                f"(found {answer.best_score}, bound {answer.bound})"
-            )
-    verdict.ok = not verdict.problems
+            _check_unproven(verdict, level.best, answer, time_limit)
+    verdict.ok = not verdict.problems and not verdict.open
     return verdict
+
+
+def _check_proven(verdict: Verdict, best: dict, answer: CampaignAnswer) -> None:
+    """The claim against the proven best score."""
+    claimed, proof = best.get("score"), best.get("proof")
+    if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and claimed != answer.best_score:
+        verdict.problems.append(f"best.score: claimed {claimed} ({proof}), the search proves {answer.best_score}")
+    elif proof == PROOF_BOUND:
+        bound = best.get("bound")
+        if claimed is not None and (answer.best_score is None or claimed > answer.best_score):
+            verdict.problems.append(f"best.score: {claimed} is not reachable (proven best {answer.best_score})")
+        if bound is not None and answer.best_score is not None and bound < answer.best_score:
+            verdict.problems.append(f"best.bound: {bound} is below the proven best {answer.best_score}")
+    if not verdict.problems:
+        verdict.notes.append(f"best {answer.best_score} proven ({answer.nodes} nodes, {answer.seconds:.2f}s)")
+
+
+def _check_unproven(verdict: Verdict, best: dict, answer: CampaignAnswer, time_limit: float) -> None:
+    """The claim against a search the time limit ended: its best line (``found``) and the root's
+    upper bound still refute a claim above the bound or below a line, and confirm a ``bound``
+    claim whose score a line reaches and whose bound is no lower than the search's."""
+    claimed, proof, claimed_bound = best.get("score"), best.get("proof"), best.get("bound")
+    found, bound = answer.best_score, answer.bound
+    if claimed is not None and bound is not None and claimed > bound:
+        verdict.problems.append(f"best.score: claimed {claimed}, but no line scores more than {bound}")
+    if found is not None:
+        if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and (claimed is None or found > claimed):
+            verdict.problems.append(f"best.score: claimed {claimed} ({proof}), a line scores {found}")
+        if proof == PROOF_BOUND and claimed_bound is not None and claimed_bound < found:
+            verdict.problems.append(f"best.bound: {claimed_bound} is below a line's score {found}")
+    if verdict.problems:
+        return
+    if (proof == PROOF_BOUND and claimed is not None and found is not None and found >= claimed
+            and (claimed_bound is None or (bound is not None and bound <= claimed_bound))):
+        verdict.notes.append(f"best {claimed} reached (a line scores {found}), bound {claimed_bound} "
+                             f"at or above the search's {bound}")
+        return
+    verdict.open.append(f"best.score: could not re-prove {claimed} ({proof}) within {time_limit:g}s "
+                        f"(found {found}, bound {bound})")

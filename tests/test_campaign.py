@@ -13,6 +13,7 @@ from solver.campaign import solve_level
 from solver.campaign_cpsat import solve_level_cpsat
 from solver.level import parse_level, play_solution
 from solver.moves import Placement, TokenUse, parse_moves
+from solver.verify import verify_level
 
 from watchers import ctrl_c_after
 
@@ -418,3 +419,37 @@ def test_auto_keeps_the_better_of_the_two_answers():
     assert best_of(search, tight).bound == 40  # never below the best found
     proven = CampaignAnswer(True, 50, "optimal", 50, b_line, b_line)
     assert best_of(search, proven) is proven and best_of(proven, worse) is proven
+
+
+def test_verify_judges_claims_a_search_cut_short_can_still_settle(tmp_path):
+    """Against a search the time limit ends, a claim above the root bound or below a line's score
+    is false, a bound claim that a line reaches under a bound no lower than the root's holds, and
+    an optimal claim neither refuted nor re-proven is open: OPEN, not FAIL, and still exit 1."""
+    data = open_level_data()
+    cut = solve_level(parse_level(data), time_limit=3600, node_limit=20000)
+    assert not cut.complete and cut.best_score is not None and cut.bound > cut.best_score
+    found, bound = cut.best_score, cut.bound
+    line = [m.to_json() for m in cut.best_line]
+    cases = [
+        ({"score": found, "proof": "bound", "bound": bound}, "ok"),
+        ({"score": found, "proof": "bound", "bound": None}, "ok"),
+        ({"score": found - 1, "proof": "optimal"}, "false"),
+        ({"score": bound + 1, "proof": "optimal"}, "false"),
+        ({"score": bound + 1, "proof": "bound", "bound": bound + 5}, "false"),
+        ({"score": found, "proof": "bound", "bound": found - 1}, "false"),
+        ({"score": None, "proof": "infeasible"}, "false"),
+        ({"score": found, "proof": "bound", "bound": bound - 1}, "unconfirmed"),
+    ]
+    for best, status in cases:
+        verdict = verify_level(parse_level({**data, "best": best, "solution": line}), time_limit=0.3)
+        assert verdict.status == status and verdict.ok == (status == "ok"), (best, verdict)
+        if status == "unconfirmed":
+            assert verdict.line().startswith("OPEN ") and "could not re-prove" in verdict.line()
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [{**data, "id": f"l{i}", "best": best, "solution": line} for i, (best, _) in enumerate(cases)]}
+    result = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "0.3", "--json"])
+    assert result.exit_code == 1, result.output
+    verdicts = json.loads(result.stdout)
+    assert [v["status"] for v in verdicts] == [status for _, status in cases]
+    text = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "0.3"])
+    assert text.exit_code == 1 and text.stdout.splitlines()[-1] == "8 levels: 2 ok, 5 with a false claim, 1 unconfirmed"

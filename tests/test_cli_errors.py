@@ -363,3 +363,50 @@ def test_help_and_a_bare_group_still_show_the_help():
     assert runner.invoke(app, ["solve", "--help"]).exit_code == 0
     bare = runner.invoke(app, ["ten"])
     assert bare.exit_code == 2 and "wins" in bare.output
+
+
+CHECKERED = "/".join(("#." * 5) if r % 2 == 0 else (".#" * 5) for r in range(10))
+
+
+def test_tray_text_draws_a_removal_after_it_and_writes_moves_as_json():
+    """A token step shows the board it leaves (the stone gone); every step's move is the JSON a
+    moves file takes; the expert's text claims no count of safe moves it never made."""
+    result = runner.invoke(app, ["tray", "--rules", "arabic", "--board", CHECKERED, "--tray", "1x2", "--tokens", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    step = next(i for i, line in enumerate(lines) if line.startswith("step 1: "))
+    move = json.loads(lines[step][len("step 1: "):].rsplit("  +", 1)[0])
+    assert move["token"] == "remove"
+    drawn = lines[step + 2 + move["row"]].split()[1:]  # below the column header
+    assert CHECKERED.split("/")[move["row"]][move["col"]] == "#" and drawn[move["col"]] == "."
+    assert "safe first moves" in result.stdout
+    expert = runner.invoke(app, ["hint", "--rules", "sudoku", "--tray", "2x1,1x1", "--policy", "expert",
+                                 "--time-limit", "0.1"])
+    assert expert.exit_code == 0 and "best score:" in expert.stdout and "safe first moves" not in expert.stdout
+    assert_bad_input(runner.invoke(app, ["hint", "--rules", "sudoku", "--tray", "2x1", "--policy", "expert",
+                                         "--method", "cpsat"]), "--method cpsat", "--policy best")
+
+
+def test_an_empty_path_and_a_closed_pipe(tmp_path):
+    assert_bad_input(runner.invoke(app, ["show", ""]), "show: empty")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    shipped = json.loads((Path(__file__).parents[1] / "levels" / "halloween-2026.json").read_text())
+    # more than a pipe holds (64 KiB), so the writer is still writing when the reader leaves
+    shipped["levels"] = [{**lv, "id": f"{lv['id']}-{n}"} for n in range(10) for lv in shipped["levels"]]
+    path = write(tmp_path, "big-pack.json", shipped)
+    script = f"import sys; from cli.main import main; sys.argv = ['tenfold', 'show', {path!r}]; main()"
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=Path(__file__).parents[1])
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1 and err == "", err  # no "Broken pipe" error, no traceback
+
+
+def test_progress_is_silent_off_a_terminal():
+    """A pipe or a log gets no progress label (typer's bar prints its label even there)."""
+    result = runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--trays", "3"])
+    assert result.exit_code == 0 and result.stderr == "" and "score" in result.stdout

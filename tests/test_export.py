@@ -204,3 +204,23 @@ def test_export_malformed_file_is_exit_2(tmp_path):
     bad.write_text(json.dumps(data))
     result = export(bad, "--format", "tmx", "--out", tmp_path / "o.tmx")
     assert result.exit_code == 2 and "board" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("pack", ["halloween-2026.json", "sultan-2026.json"])
+@pytest.mark.parametrize("with_solution", [False, True])
+def test_every_text_fits_the_picture(pack, with_solution):
+    """No fact beside the board runs off the picture (the goals line of a Halloween level did),
+    measured with the font the PNG draws in."""
+    from PIL import Image, ImageDraw
+
+    from generator.canvas import Text, _font
+    from generator.picture import level_picture
+
+    draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    levels = parse_pack(json.loads((Path(__file__).parents[1] / "levels" / pack).read_text())).levels
+    for level in levels:
+        scene = level_picture(level, with_solution=with_solution)
+        for shape in scene.shapes:
+            if isinstance(shape, Text) and shape.anchor == "start":
+                right = shape.x + draw.textlength(shape.text, font=_font(shape.size, shape.bold))
+                assert right <= scene.width, (level.id, shape.text, right, scene.width)

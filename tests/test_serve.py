@@ -186,6 +186,8 @@ MALFORMED = [
     (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "streak": 10 ** 4000}).encode(),
      "characters)"),  # clipped, not echoed whole
     (b'{"rules": "halloween", "board": "\\ud800", "tray": ["1x1"]}', "field board: a string holds a lone surrogate"),
+    (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "policy": "expert"}).encode(),
+     "field policy: not a hint field (expected rules, board, tray, streak, tokens)"),
 ]
 
 
@@ -197,7 +199,8 @@ def test_malformed_requests_get_400_and_the_server_stays_up(server):
         assert status == 400, (raw, body)
         assert problem in body["error"], (raw, body)
     assert request(conn, "GET", "/hint")[0] == 405
-    assert request(conn, "GET", "/nowhere")[0] == 404
+    status, body, _ = request(conn, "GET", "/nowhere")
+    assert status == 404 and all(route in body["error"] for route in ("GET /health", "GET /levels/{pack}", "POST /hint"))
     # garbage that is not HTTP at all, a lying Content-Length, and a body too large
     for garbage in (b"BR\x00W /hint HTTP/1.1\r\n\r\n", b"POST /hint HTTP/1.1\r\nContent-Length: x\r\n\r\n",
                     b"POST /hint HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n{}"):

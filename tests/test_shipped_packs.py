@@ -53,3 +53,21 @@ def test_the_sultan_pack_is_what_its_recorded_command_writes(tmp_path):
     result = CliRunner().invoke(app, [str(out) if word == "PACK.json" else word for word in command[1:]])
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == path.read_bytes()
+
+
+def test_sultan_solutions_replay_through_tenfold_replay(tmp_path):
+    """``replay`` (a free game, no tray) takes a level's moves, its rotate tokens included, and
+    ends on the level's best score once the bonus of the tokens left is added."""
+    path = next(p for p in PACKS if json.loads(p.read_text())["generator"]["kind"] == "sultan")
+    levels = json.loads(path.read_text())["levels"]
+    assert any(m.get("token") == "rotate" for lv in levels for m in lv["solution"])
+    for lv in levels:
+        moves = tmp_path / f"{lv['id']}.json"
+        moves.write_text(json.dumps(lv["solution"]))
+        result = CliRunner().invoke(app, ["replay", "--rules", lv["variant"], "--mode", lv["mode"],
+                                          "--tokens", str(lv["tokens"]), "--board", "/".join(lv["board"]),
+                                          "--moves", str(moves), "--json"])
+        assert result.exit_code == 0, (lv["id"], result.output)
+        out = json.loads(result.stdout)
+        spent = sum("token" in m for m in lv["solution"])
+        assert out["tokens_left"] == lv["tokens"] - spent and out["final_score"] == lv["best"]["score"], lv["id"]
