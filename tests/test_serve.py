@@ -133,7 +133,7 @@ def test_hints_name_pieces_as_the_tray_spells_them(server):
     assert hint.exit_code == 0 and json.loads(hint.output) == answer
     drawn = runner.invoke(app, ["tray", "--rules", "halloween", "--board", board, "--tray", "#,#/#,1x1"])
     steps = [line.split("  +")[0] for line in drawn.output.splitlines() if line.startswith("step ")]
-    assert drawn.exit_code == 0 and steps == [f"step {i}: {m}" for i, m in enumerate(answer["plan"], 1)]
+    assert drawn.exit_code == 0 and steps == [f"step {i}: {json.dumps(m)}" for i, m in enumerate(answer["plan"], 1)]
     expert = runner.invoke(app, ["hint", "--rules", "halloween", "--board", board, "--tray", "#,#/#,1x1", "--json",
                                  "--policy", "expert", "--time-limit", "0.2"])
     assert expert.exit_code == 0, expert.output
