@@ -121,7 +121,6 @@ def _get_piece(piece_id: str) -> Piece:
     if piece_id in PIECES:
         return PIECES[piece_id]
     if set(piece_id) <= {"#", ".", "/"} and "#" in piece_id:
-        _refuse_an_empty_edge(piece_id)
         cells = _cells_from_text(piece_id, piece_id)
         if cells in _BY_CELLS:
             return PIECES[_BY_CELLS[cells]]
@@ -131,18 +130,6 @@ def _get_piece(piece_id: str) -> Piece:
                              f"a piece must fit the {SIZE}x{SIZE} board")
         return Piece(piece.mask_text, piece.cells, piece.height, piece.width)
     raise RulesError(f"unknown piece id {clipped(repr(piece_id))} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
-
-
-def _refuse_an_empty_edge(mask: str) -> None:
-    """A mask is its piece's bounding box (a placement's row and column are the box's top-left
-    cell): an edge row or column without a ``#`` would place the piece off where it is drawn."""
-    rows = mask.split("/")
-    edges = {"first row": rows[0], "last row": rows[-1],
-             "first column": "".join(row[:1] for row in rows), "last column": "".join(row[-1:] for row in rows)}
-    for edge, text in edges.items():
-        if "#" not in text:
-            raise RulesError(f"piece {clipped(repr(mask))}: its {edge} is empty; a mask is the piece's bounding box "
-                             f"(a placement names the box's top-left cell), so trim it")
 
 
 def rotate_cw(piece: Piece, turns: int = 1) -> Piece:

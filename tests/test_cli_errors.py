@@ -410,11 +410,3 @@ def test_progress_is_silent_off_a_terminal():
     """A pipe or a log gets no progress label (typer's bar prints its label even there)."""
     result = runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--trays", "3"])
     assert result.exit_code == 0 and result.stderr == "" and "score" in result.stdout
-
-
-@pytest.mark.parametrize("mask, edge", [(".#/.#", "first column"), ("#./#.", "last column"),
-                                        ("../##", "first row"), ("##/..", "last row")])
-def test_a_mask_with_an_empty_edge_is_refused(mask, edge):
-    """A mask is its piece's bounding box: with an empty edge, the top-left cell a placement names
-    is not where the mask draws the piece (a client applying ``.#/.#`` at column 9 went off the board)."""
-    assert_bad_input(runner.invoke(app, ["tray", "--rules", "halloween", "--tray", mask]), repr(mask), edge)
