@@ -73,12 +73,15 @@ def check_seconds(value: float | None, allow_zero: bool = False, allow_inf: bool
         raise RulesError(f"{name}: expected {expected}{', or inf for no limit' if allow_inf else ''}, got {value}")
 
 
-def check_streak_and_tokens(streak: int, tokens: int | None) -> None:
-    """``--streak`` and ``--tokens`` (None: the mode's) within 0..``MAX_STREAK`` and 0..``MAX_TOKENS``
-    (the server checks its request fields itself)."""
+def check_streak_and_tokens(streak: int, tokens: int | None, rules: str) -> None:
+    """``--streak`` and ``--tokens`` (None: the mode's) within 0..``MAX_STREAK`` and 0..``MAX_TOKENS``,
+    and no tokens for a variant that has none (the server checks its request fields itself)."""
     for name, value, high in (("--streak", streak, MAX_STREAK), ("--tokens", tokens, MAX_TOKENS)):
         if value is not None and not 0 <= value <= high:
             raise RulesError(f"{name}: expected 0 to {high:,}, got {value}")
+    variant = variant_arg(rules)
+    if tokens and not variant.token_kinds:
+        raise RulesError(f"--tokens: variant {variant.name} has no tokens, got {tokens}")
 
 
 def read_text_arg(value: str, what: str) -> str:
@@ -130,7 +133,11 @@ def board_arg(value: str | None, what: str = "--board") -> Board:
 
 
 def variant_arg(name: str) -> Variant:
-    return find_variant(name)
+    """``--rules``: a variant's name."""
+    try:
+        return find_variant(name)
+    except RulesError as err:
+        raise RulesError(f"--rules: {err}") from None
 
 
 def emit_json(data: Any) -> None:

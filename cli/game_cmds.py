@@ -44,7 +44,7 @@ def replay(
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Replay a move list; a new turn starts after every 3 placements."""
-    check_streak_and_tokens(streak, tokens)
+    check_streak_and_tokens(streak, tokens, rules)
     variant = variant_arg(rules)
     start = board_arg(board)
     move_list = parse_moves(read_json_arg(moves, "--moves"), "--moves")
@@ -139,20 +139,21 @@ def _describe_level(level: Level) -> str:
 
 @cli_errors
 def show(
-    what: Annotated[str, typer.Argument(help="board text, a board file, or a level/pack JSON file")],
+    what: Annotated[str, typer.Argument(help="board text, a board file, or a level/pack JSON file (- for stdin)")],
 ) -> None:
-    """Draw a board or a level in the terminal."""
+    """Draw a board or a level in the terminal (- reads it from stdin)."""
     path = Path(what)
-    if path.is_file():
-        text = read_text_arg(what, what)
-        if text.lstrip().startswith("{"):
-            item = parse_level_or_pack(load_json(text, what), what)
+    if what == "-" or path.is_file():
+        text = read_text_arg(what, "stdin" if what == "-" else what)
+        if text.lstrip().startswith(("{", "[")):  # JSON; board text starts with a row
+            source = "stdin" if what == "-" else what
+            item = parse_level_or_pack(load_json(text, source), source)
             levels = item.levels if isinstance(item, Pack) else [item]
             if isinstance(item, Pack):
                 typer.echo(f"pack {item.id}: {item.title} ({len(levels)} levels)\n")
             typer.echo("\n\n".join(_describe_level(lv) for lv in levels))
             return
-        typer.echo(draw_board(parse_board(text, what)))
+        typer.echo(draw_board(parse_board(text, "stdin" if what == "-" else what)))
         return
     refuse_missing_path(what, "show")
     typer.echo(draw_board(parse_board(what, "board")))

@@ -32,7 +32,7 @@ def hint(
 ) -> None:
     """A hint for one tray: its best plan and safe first moves (the same answer as tenfold tray)."""
     check_seconds(time_limit, allow_zero=True)
-    check_streak_and_tokens(streak, tokens)
+    check_streak_and_tokens(streak, tokens, rules)
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
     if policy == "expert":

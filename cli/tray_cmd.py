@@ -35,7 +35,13 @@ def parse_tray(text: str) -> tuple[list[str], list[str]]:
     ids = [p.strip() for p in text.split(",") if p.strip()]
     if not 1 <= len(ids) <= 3:
         raise RulesError(f"--tray: expected 1 to 3 comma-separated piece ids, got {text!r}")
-    return ids, [get_piece(p).id for p in ids]
+    canonical = []
+    for i, pid in enumerate(ids):
+        try:
+            canonical.append(get_piece(pid).id)
+        except RulesError as err:
+            raise RulesError(f"--tray[{i}]: {err}") from None
+    return ids, canonical
 
 
 def tray_json(rules: str, board: Board, streak: int, tokens: int, spelled: list[str], answer: TrayAnswer) -> dict:
@@ -94,7 +100,7 @@ def tray(
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
-    check_streak_and_tokens(streak, tokens)
+    check_streak_and_tokens(streak, tokens, rules)
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
     try:

@@ -227,10 +227,13 @@ def parse_level_or_pack(data: Any, where: str = "file") -> Level | Pack:
         return parse_pack(data, where)
     if isinstance(data, dict) and data.get("format") == LEVEL_FORMAT:
         return parse_level(data, where)
-    raise FormatError(
-        f"{where}: field format: expected {LEVEL_FORMAT!r} or {PACK_FORMAT!r}, "
-        f"got {data.get('format') if isinstance(data, dict) else type(data).__name__!r}"
-    )
+    expected = f"{LEVEL_FORMAT!r} or {PACK_FORMAT!r}"
+    if not isinstance(data, dict):
+        raise FormatError(f"{where}: expected a JSON object with a field format ({expected}), got a JSON "
+                          f"{ {list: 'array', str: 'string', bool: 'boolean', type(None): 'null'}.get(type(data), 'number') }")
+    if "format" not in data:
+        raise FormatError(f"{where}: field format: missing (expected {expected})")
+    raise FormatError(f"{where}: field format: expected {expected}, got {clipped(json.dumps(data['format']))}")
 
 
 @dataclass

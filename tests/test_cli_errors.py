@@ -410,3 +410,27 @@ def test_progress_is_silent_off_a_terminal():
     """A pipe or a log gets no progress label (typer's bar prints its label even there)."""
     result = runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--trays", "3"])
     assert result.exit_code == 0 and result.stderr == "" and "score" in result.stdout
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["tray", "--rules", "halloween", "--tray", "1x1", "--tokens", "1"], ["--tokens", "halloween has no tokens"]),
+    (["hint", "--rules", "halloween", "--tray", "1x1", "--tokens", "2"], ["--tokens", "halloween has no tokens"]),
+    (["tray", "--rules", "nope", "--tray", "1x1"], ["--rules: unknown variant 'nope'"]),
+    (["tray", "--rules", "arabic", "--tray", "1x1,zz"], ["--tray[1]: unknown piece id 'zz'"]),
+])
+def test_options_name_themselves_in_errors(args, needles):
+    assert_bad_input(runner.invoke(app, args), *needles)
+
+
+@pytest.mark.parametrize("text, needles", [
+    ("[1]", ["stdin: expected a JSON object with a field format", "got a JSON array"]),
+    ('{"id": "x"}', ["stdin: field format: missing (expected 'tenfold.level/1' or 'tenfold.pack/1')"]),
+    ('{"format": "tenfold.lvl/1"}', ['got "tenfold.lvl/1"']),
+])
+def test_show_reads_stdin_and_names_a_missing_format(text, needles):
+    assert_bad_input(runner.invoke(app, ["show", "-"], input=text), *needles)
+
+
+def test_show_draws_a_level_from_stdin():
+    result = runner.invoke(app, ["show", "-"], input=json.dumps(level_data()))
+    assert result.exit_code == 0 and "cli-1" in result.stdout, result.output
