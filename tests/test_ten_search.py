@@ -299,3 +299,40 @@ def test_hidden_probability_matches_plain_expectimax(seed):
     expected = bf_hidden(dict(position.tiles), position.stacks, position.to_move, position.to_move, depth)
     assert result.win_probability == float(expected)
     assert Fraction(result.win_probability).limit_denominator(10**6) == expected
+
+
+def _opponent_wins_at_once(position: TenPosition) -> bool:
+    """Brute force: some legal move of the side to move wins on the spot."""
+    from solver.ten.rules import apply_move, legal_moves
+
+    return any(apply_move(position, move)[1] for move in legal_moves(position))
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_style_move_never_hands_the_opponent_an_immediate_win(seed):
+    """Where the search sees no outcome, self-play picks by build score: never a move after which
+    the opponent wins at once when some move avoids that (checked over every reply), and a win on
+    the spot is taken."""
+    from solver.ten.play import style_move
+    from solver.ten.rules import apply_move, legal_moves
+
+    position = random_open_position(seed, tiles_left=30 - 6 - seed % 14, quiet=seed % 3 > 0)
+    move = style_move(position, depth=2, time_limit=5.0, history=None, rng=random.Random(seed))
+    outcomes = [apply_move(position, m) for m in legal_moves(position)]
+    if any(won for _, won in outcomes):
+        assert apply_move(position, move)[1]
+        return
+    child, _ = apply_move(position, move)
+    if any(not _opponent_wins_at_once(c) for c, _ in outcomes):
+        assert not _opponent_wins_at_once(child), (seed, move)
+
+
+def test_self_play_builds_runs_and_ends_in_wins():
+    """Self-play used to take the first move generated wherever the search saw no outcome: every
+    tile on one column, no run possible, no result after 120 moves. Now both players build."""
+    from solver.ten.play import play_game
+
+    games = [play_game(seed, variant, depth=3, time_limit=1.0) for seed in (1, 2) for variant in ("open", "hidden")]
+    assert sum(game.winner is not None for game in games) >= 3
+    for game in games:
+        assert len({move.x for _, move in game.moves}) > 1 and len({move.y for _, move in game.moves}) > 1

@@ -8,8 +8,8 @@ from typing import Callable
 
 from solver.errors import RulesError
 from solver.ten.chance import solve_hidden
-from solver.ten.field import Field, tile_code
-from solver.ten.position import BLACK, VALUES, WHITE, Colour, TenPosition
+from solver.ten.field import LINE_STEPS, Field, tile_code
+from solver.ten.position import BLACK, VALUES, WHITE, WIN_SUM, Colour, TenPosition
 from solver.ten.rules import ROW_FIRST, ROW_LAST, TenMove, apply_move, legal_moves, placement_cells
 from solver.ten.search import SolveResult, repetition_key, solve_open
 
@@ -88,17 +88,81 @@ class PlayedGame:
 
 def choose_move(position: TenPosition, history: dict, depth: int, time_limit: float,
                 rng: random.Random) -> tuple[TenMove, SolveResult]:
-    """The solver's move: its principal variation's first move, else a seeded random legal move."""
+    """The solver's move where its search decides (a forced win or loss, a win chance to take);
+    where it does not, the move that builds best among those the search shows safe
+    (``style_move``)."""
+    plies = depth if position.hand_size(position.to_move) else min(depth, 2)
     if position.variant == "open":
-        plies = depth if position.hand_size(position.to_move) else min(depth, 2)
         result = solve_open(position, depth=plies, time_limit=time_limit, history=history)
     else:
-        plies = depth if position.hand_size(position.to_move) else min(depth, 2)
         result = solve_hidden(position, depth=plies, time_limit=time_limit, history=history)
-    if result.pv:
+    decided = result.result in ("win", "loss") or (result.win_probability or 0) > 0
+    if result.pv and decided:
         return result.pv[0][1], result
-    moves = legal_moves(position)
-    return (rng.choice(moves) if moves else None), result
+    move = style_move(position, plies, time_limit, history, rng)
+    if move is None and result.pv:
+        move = result.pv[0][1]
+    return move, result
+
+
+def style_move(position: TenPosition, depth: int, time_limit: float, history: dict | None,
+               rng: random.Random, tries: int = 6) -> TenMove | None:
+    """Where the search sees no outcome within its depth every move looks alike, and the first one
+    generated (the same cell's neighbour, every time) stacked the whole game in one column, where
+    no run can form. So: the legal moves ranked by ``build_score`` (seeded ties), and the best of
+    the first ``tries`` after which the opponent has no forced win within ``depth - 1`` plies
+    (open tiles) or no winning cell at once (hidden stacks); None when no legal move."""
+    mover = position.to_move
+    ranked = []
+    for move in legal_moves(position):
+        child, won = apply_move(position, move)
+        if won:
+            return move
+        ranked.append((build_score(child, mover, move), rng.random(), move, child))
+    ranked.sort(key=lambda item: (-item[0], item[1]))
+    for _, _, move, child in ranked[:tries]:
+        if _safe(child, depth - 1, time_limit / tries, history):
+            return move
+    return ranked[0][2] if ranked else None
+
+
+def build_score(child: TenPosition, mover: Colour, move: TenMove) -> int:
+    """How much ``move`` (played, giving ``child``) builds for ``mover``: along each line through
+    its tile, the run's sum while it is under 10 (closer to 10 is better; over 10 a dead run
+    costs), and 25 for each cell where ``mover`` could then complete a run of 10 with a value it
+    may place; 30 off for each such cell of the opponent's."""
+    field = Field.from_position(child)
+    cell = field.cell(move.x, move.y)
+    score = 0
+    for step in LINE_STEPS:
+        total = move.value + field.run_sum(cell, step, mover) + field.run_sum(cell, -step, mover)
+        score += total if total < WIN_SUM else -3
+    for colour, weight in ((mover, 25), (1 - mover, -30)):
+        values = _value_bits(child, colour)
+        score += weight * sum(1 for c in field.frontier if field.winning_values(c, colour) & values)
+    return score
+
+
+def _value_bits(position: TenPosition, colour: Colour) -> int:
+    """Bit ``v`` for each value ``colour`` may place next (a hidden stack's any value left)."""
+    if position.variant == "hidden" and not (position.drawn is not None and colour == position.to_move):
+        values = [v for v in VALUES if position.stacks[colour][v - 1]]
+    else:
+        values = position.available_values(colour)
+    return sum(1 << v for v in values)
+
+
+def _safe(child: TenPosition, depth: int, time_limit: float, history: dict | None) -> bool:
+    """The opponent, to move in ``child``, cannot force a win within ``depth`` plies (open tiles;
+    a search the clock cuts short counts as safe) or win at once (hidden stacks)."""
+    rival = child.to_move
+    field = Field.from_position(child)
+    values = _value_bits(child, rival)
+    if child.hand_size(rival) and any(field.winning_values(c, rival) & values for c in field.frontier):
+        return False
+    if child.variant != "open" or depth < 1 or not child.hand_size(rival):
+        return True
+    return solve_open(child, depth=depth, time_limit=time_limit, history=history).result != "win"
 
 
 def play_game(seed: int, variant: str = "open", depth: int = 4, time_limit: float = 2.0,
