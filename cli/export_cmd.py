@@ -13,6 +13,8 @@ from generator.render import pack_page
 from solver.errors import FormatError
 from solver.level import Pack, parse_level_or_pack
 
+PICTURES = ("svg", "png")  # the formats --solution draws into
+
 
 @cli_errors
 def export(
@@ -23,6 +25,9 @@ def export(
     solution: Annotated[bool, typer.Option("--solution", help="svg/png: add the board after each move")] = False,
 ) -> None:
     """Export a level (or every level of a pack) as json, a Tiled map (tmj, tmx) or a picture (svg, png)."""
+    if solution and fmt not in PICTURES:
+        raise FormatError(f"--solution: draws the solution's boards, for {' and '.join(PICTURES)} only "
+                          f"(a {fmt} file carries the solution's moves as they are)")
     item = parse_level_or_pack(read_json_arg(source, source), source)
     if isinstance(item, Pack) and level is None:
         if out.exists() and not out.is_dir():
@@ -37,13 +42,14 @@ def export(
 
 @cli_errors
 def render(
-    source: Annotated[str, typer.Argument(help="a pack JSON file")],
+    source: Annotated[str, typer.Argument(help="a pack or level JSON file")],
     out: Annotated[Path, typer.Option(help="folder for index.html")],
 ) -> None:
-    """Write a static, offline HTML page of a pack: pictures, grades, goals, stars and solution step-through."""
+    """Write a static, offline HTML page of a pack (or one level): pictures, grades, goals, stars and solution
+    step-through."""
     item = parse_level_or_pack(read_json_arg(source, source), source)
-    if not isinstance(item, Pack):
-        raise FormatError(f"{source}: render takes a pack (format tenfold.pack/1), got a single level")
+    if not isinstance(item, Pack):  # one level: a page of its own
+        item = Pack(item.id, f"level {item.id}", {}, [item])
     if out.exists() and not out.is_dir():
         raise FormatError(f"--out: {out} is a file, expected a folder")
     page = out / "index.html"

@@ -224,3 +224,11 @@ def test_every_text_fits_the_picture(pack, with_solution):
             if isinstance(shape, Text) and shape.anchor == "start":
                 right = shape.x + draw.textlength(shape.text, font=_font(shape.size, shape.bold))
                 assert right <= scene.width, (level.id, shape.text, right, scene.width)
+
+
+@pytest.mark.parametrize("fmt", ["json", "tmj", "tmx"])
+def test_solution_strip_is_for_pictures_only(tmp_path, fmt):
+    src = fx.write_json(tmp_path / "pack.json", fx.pack())
+    result = CliRunner().invoke(app, ["export", str(src), "--format", fmt, "--out", str(tmp_path / "o"), "--solution"])
+    assert result.exit_code == 2 and "--solution" in result.output and "svg and png only" in result.output
+    assert not (tmp_path / "o").exists()

@@ -113,3 +113,12 @@ def test_buttons_step_through_the_solution(site, tmp_path):
     s1 = section(dom, "s1")
     assert 'data-step="6"' in s1 and "next" in s1  # stops at the last move
     assert re.search(r'<button class="next" type="button" disabled', s1)
+
+
+def test_render_takes_one_level_too(tmp_path):
+    level = fx.pack()["levels"][0]
+    src = fx.write_json(tmp_path / "level.json", level)
+    result = CliRunner().invoke(app, ["render", str(src), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert len(re.findall(r'<section class="level"', page)) == 1 and f'data-level="{level["id"]}"' in page
