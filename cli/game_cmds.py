@@ -140,23 +140,29 @@ def _describe_level(level: Level) -> str:
 @cli_errors
 def show(
     what: Annotated[str, typer.Argument(help="board text, a board file, or a level/pack JSON file (- for stdin)")],
+    level: Annotated[Optional[str], typer.Option("--level", help="only this level of a pack")] = None,
 ) -> None:
     """Draw a board or a level in the terminal (- reads it from stdin)."""
-    path = Path(what)
-    if what == "-" or path.is_file():
-        text = read_text_arg(what, "stdin" if what == "-" else what)
+    source = "stdin" if what == "-" else what
+    if what == "-" or Path(what).is_file():
+        text = read_text_arg(what, source)
         if text.lstrip().startswith(("{", "[")):  # JSON; board text starts with a row
-            source = "stdin" if what == "-" else what
             item = parse_level_or_pack(load_json(text, source), source)
-            levels = item.levels if isinstance(item, Pack) else [item]
-            if isinstance(item, Pack):
-                typer.echo(f"pack {item.id}: {item.title} ({len(levels)} levels)\n")
-            typer.echo("\n\n".join(_describe_level(lv) for lv in levels))
+            if isinstance(item, Pack) and level is None:
+                typer.echo(f"pack {item.id}: {item.title} ({len(item.levels)} levels)\n")
+                typer.echo("\n\n".join(_describe_level(lv) for lv in item.levels))
+                return
+            if level is not None and not isinstance(item, Pack) and item.id != level:
+                raise RulesError(f"--level: {source} holds level {item.id!r}, not {level!r}")
+            typer.echo(_describe_level(item.level(level) if isinstance(item, Pack) else item))
             return
-        typer.echo(draw_board(parse_board(text, "stdin" if what == "-" else what)))
-        return
-    refuse_missing_path(what, "show")
-    typer.echo(draw_board(parse_board(what, "board")))
+        board_text = text
+    else:
+        refuse_missing_path(what, "show")
+        board_text, source = what, "board"
+    if level is not None:
+        raise RulesError("--level: goes with a level or pack file, not a board")
+    typer.echo(draw_board(parse_board(board_text, source)))
 
 
 def register(app: typer.Typer) -> None:

@@ -434,3 +434,13 @@ def test_show_reads_stdin_and_names_a_missing_format(text, needles):
 def test_show_draws_a_level_from_stdin():
     result = runner.invoke(app, ["show", "-"], input=json.dumps(level_data()))
     assert result.exit_code == 0 and "cli-1" in result.stdout, result.output
+
+
+def test_show_one_level_of_a_pack(tmp_path):
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {},
+            "levels": [level_data(id="a"), level_data(id="b")]}
+    path = write(tmp_path, "pack.json", pack)
+    one = runner.invoke(app, ["show", path, "--level", "b"])
+    assert one.exit_code == 0 and "level b" in one.stdout and "level a" not in one.stdout, one.output
+    assert_bad_input(runner.invoke(app, ["show", path, "--level", "c"]), "no level with id 'c'")
+    assert_bad_input(runner.invoke(app, ["show", EMPTY, "--level", "a"]), "--level", "not a board")
