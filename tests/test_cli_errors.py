@@ -437,7 +437,7 @@ def test_show_draws_a_level_from_stdin():
 
 
 def test_show_one_level_of_a_pack(tmp_path):
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {},
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
             "levels": [level_data(id="a"), level_data(id="b")]}
     path = write(tmp_path, "pack.json", pack)
     one = runner.invoke(app, ["show", path, "--level", "b"])
