@@ -55,11 +55,8 @@ def replay(
             game.apply(move)
         except RulesError as err:
             raise RulesError(f"--moves[{i}]: {err}") from None
-    if json_out:
-        # score: the placements' points; final_score adds the bonus of the tokens left, as a
-        # level's score and play's do (RULES.md 3)
-        emit_json({"score": game.score, "board": game.board.text(), "streak": game.streak.run,
-                   "placements": game.placements, "tokens_left": game.tokens, "final_score": game.final_score})
+    if json_out:  # the shape issue #2 fixed: score is the points the moves gained
+        emit_json({"score": game.score, "board": game.board.text(), "streak": game.streak.run})
         return
     typer.echo(draw_board(game.board))
     typer.echo(f"score: {game.score}  streak: {game.streak.run}  placements: {game.placements}")
@@ -102,10 +99,9 @@ def play(
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
         result = play_game(game, _policy(policy, time_limit, seed), trays, on_tray=lambda g: bar.update(1))
     rank = variant.rank(result.score) if hasattr(variant, "rank") else None
-    if json_out:
+    if json_out:  # the shape issue #8 fixed
         emit_json({"score": result.score, "trays": result.trays, "over": result.over,
-                   "ms_per_tray": round(result.ms_per_tray, 3), "tokens_left": result.game.tokens,
-                   "board": result.game.board.text(), "rank": rank})
+                   "ms_per_tray": round(result.ms_per_tray, 3)})
         return
     typer.echo(draw_board(result.game.board))
     typer.echo(f"score: {result.score}"

@@ -211,10 +211,7 @@ def test_cli_replay_json_matches_reference(variant, tmp_path):
         result = runner.invoke(app, args)
         assert result.exit_code == 0, result.output
         out = json.loads(result.stdout)
-        tokens = find_variant(variant).mode(None).tokens
-        assert out == {"score": case["score"], "board": case["final_board"], "streak": case["final_streak"],
-                       "placements": sum("piece" in m and "token" not in m for m in case["moves"]),
-                       "tokens_left": tokens, "final_score": case["score"] + tokens * find_variant(variant).token_bonus}
+        assert out == {"score": case["score"], "board": case["final_board"], "streak": case["final_streak"]}
 
 
 def test_cli_replay_reads_moves_from_stdin_and_board_from_file(tmp_path):
