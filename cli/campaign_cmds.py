@@ -131,8 +131,8 @@ def verify(
             typer.echo(verdict.line())
     if json_out:
         emit_json([v.to_json() for v in verdicts])
-    else:
-        typer.echo(f"{len(verdicts)} level{'s' * (len(verdicts) != 1)}: {_tally(verdicts)}")
+    else:  # stdout keeps one line per level (issue #4); the count goes to stderr
+        typer.echo(f"{len(verdicts)} level{'s' * (len(verdicts) != 1)}: {_tally(verdicts)}", err=True)
     if not all(v.ok for v in verdicts):
         raise typer.Exit(1)
 

@@ -452,4 +452,6 @@ def test_verify_judges_claims_a_search_cut_short_can_still_settle(tmp_path):
     verdicts = json.loads(result.stdout)
     assert [v["status"] for v in verdicts] == [status for _, status in cases]
     text = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "0.3"])
-    assert text.exit_code == 1 and text.stdout.splitlines()[-1] == "8 levels: 2 ok, 5 with a false claim, 1 unconfirmed"
+    assert text.exit_code == 1 and len(text.stdout.splitlines()) == 8  # a line per level
+    assert [line.split()[0] for line in text.stdout.splitlines()] == ["ok", "ok"] + ["FAIL"] * 5 + ["OPEN"]
+    assert text.stderr.splitlines()[-1] == "8 levels: 2 ok, 5 with a false claim, 1 unconfirmed"
