@@ -20,6 +20,7 @@ from cli.common import (
     variant_arg,
 )
 from cli.draw import draw_board
+from generator.render import stars_text
 from solver.board import parse_board
 from solver.deals import parse_deals
 from solver.engine import Game, Streak
@@ -121,7 +122,8 @@ def _policy(name: str, time_limit: float, seed: int):
 
 def _describe_level(level: Level) -> str:
     goals = ", ".join(f"{k} {v}" if k == "score" else k for g in level.goals for k, v in g.items())
-    trays = "  ".join("[" + " ".join(t) + "]" for t in level.trays)
+    spelled = level.trays if level.spelled is None else level.spelled[0]  # as the file names its pieces
+    trays = "  ".join("[" + " ".join(t) + "]" for t in spelled)
     lines = [
         f"level {level.id}  ({level.variant.name}, {level.mode})",
         draw_board(level.board),
@@ -130,6 +132,10 @@ def _describe_level(level: Level) -> str:
     ]
     if level.best:
         lines.append(f"best: {level.best.get('score')} ({level.best.get('proof')})")
+    extras = [f"{name}: {stars_text(level.raw[name]) if name == 'stars' else level.raw[name]}"
+              for name in ("grade", "stars") if name in level.raw]
+    if extras:
+        lines.append("  ".join(extras))
     return "\n".join(lines)
 
 

@@ -444,3 +444,17 @@ def test_show_one_level_of_a_pack(tmp_path):
     assert one.exit_code == 0 and "level b" in one.stdout and "level a" not in one.stdout, one.output
     assert_bad_input(runner.invoke(app, ["show", path, "--level", "c"]), "no level with id 'c'")
     assert_bad_input(runner.invoke(app, ["show", EMPTY, "--level", "a"]), "--level", "not a board")
+
+
+def test_show_names_pieces_as_the_level_does_and_shows_grade_and_stars(tmp_path):
+    data = level_data(trays=[["##/#.", "3x3", "#"]], grade="hard", stars=[10, 20, 30])
+    result = runner.invoke(app, ["show", write(tmp_path, "level.json", data)])
+    assert result.exit_code == 0, result.output
+    assert "trays: [##/#. 3x3 #]" in result.stdout
+    assert "grade: hard  stars: ★ 10  ★★ 20  ★★★ 30" in result.stdout
+
+
+def test_hint_takes_plays_name_for_the_best_policy():
+    args = ["hint", "--rules", "arabic", "--tray", "2x2,1x3", "--json"]
+    assert runner.invoke(app, [*args, "--policy", "greedy"]).stdout == runner.invoke(app, args).stdout
+    assert_bad_input(runner.invoke(app, [*args, "--policy", "smart"]), "--policy", "'smart'")
