@@ -16,6 +16,7 @@ from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
 from cli import ten
 
+
 class OneLineErrors(TyperGroup):
     """The command group, whose usage errors (an unknown option, a value of the wrong type, a
     missing argument) are one ``error:`` line on stderr and exit code 2, as the commands' own

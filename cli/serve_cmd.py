@@ -116,7 +116,8 @@ def read_chunked(stream, limit: int) -> bytes:
         hexadecimal = size_text and all(c in b"0123456789abcdefABCDEF" for c in size_text)
         size = int(size_text, 16) if hexadecimal else -1
         if size < 0 or not line.endswith(b"\n"):
-            raise BodyError(400, f"body: a chunk size, in hexadecimal, expected; got {clipped(line.decode('latin-1'))!r}")
+            got = clipped(line.decode("latin-1"))
+            raise BodyError(400, f"body: a chunk size, in hexadecimal, expected; got {got!r}")
         if size == 0:
             break
         total += size

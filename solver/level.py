@@ -229,8 +229,8 @@ def parse_level_or_pack(data: Any, where: str = "file") -> Level | Pack:
         return parse_level(data, where)
     expected = f"{LEVEL_FORMAT!r} or {PACK_FORMAT!r}"
     if not isinstance(data, dict):
-        raise FormatError(f"{where}: expected a JSON object with a field format ({expected}), got a JSON "
-                          f"{ {list: 'array', str: 'string', bool: 'boolean', type(None): 'null'}.get(type(data), 'number') }")
+        kind = {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(data), "number")
+        raise FormatError(f"{where}: expected a JSON object with a field format ({expected}), got a JSON {kind}")
     if "format" not in data:
         raise FormatError(f"{where}: field format: missing (expected {expected})")
     raise FormatError(f"{where}: field format: expected {expected}, got {clipped(json.dumps(data['format']))}")

@@ -75,6 +75,7 @@ def _check_unproven(verdict: Verdict, best: dict, answer: CampaignAnswer, time_l
     claim whose score a line reaches and whose bound is no lower than the search's."""
     claimed, proof, claimed_bound = best.get("score"), best.get("proof"), best.get("bound")
     found, bound = answer.best_score, answer.bound
+    problems = len(verdict.problems)  # the solution's, if any
     if claimed is not None and bound is not None and claimed > bound:
         verdict.problems.append(f"best.score: claimed {claimed}, but no line scores more than {bound}")
     if found is not None:
@@ -82,7 +83,7 @@ def _check_unproven(verdict: Verdict, best: dict, answer: CampaignAnswer, time_l
             verdict.problems.append(f"best.score: claimed {claimed} ({proof}), a line scores {found}")
         if proof == PROOF_BOUND and claimed_bound is not None and claimed_bound < found:
             verdict.problems.append(f"best.bound: {claimed_bound} is below a line's score {found}")
-    if verdict.problems:
+    if len(verdict.problems) > problems:
         return
     if (proof == PROOF_BOUND and claimed is not None and found is not None and found >= claimed
             and (claimed_bound is None or (bound is not None and bound <= claimed_bound))):

@@ -111,7 +111,8 @@ def style_move(position: TenPosition, depth: int, time_limit: float, history: di
     generated (the same cell's neighbour, every time) stacked the whole game in one column, where
     no run can form. So: the legal moves ranked by ``build_score`` (seeded ties), and the best of
     the first ``tries`` after which the opponent has no forced win within ``depth - 1`` plies
-    (open tiles) or no winning cell at once (hidden stacks); None when no legal move."""
+    (open tiles) or no win at once (hidden stacks); failing those, the best after which it has
+    no win at once; None when no legal move."""
     mover = position.to_move
     ranked = []
     for move in legal_moves(position):
@@ -122,6 +123,9 @@ def style_move(position: TenPosition, depth: int, time_limit: float, history: di
     ranked.sort(key=lambda item: (-item[0], item[1]))
     for _, _, move, child in ranked[:tries]:
         if _safe(child, depth - 1, time_limit / tries, history):
+            return move
+    for _, _, move, child in ranked:  # none of those: any move that does not lose at once
+        if _safe(child, 1, 0.0, history):
             return move
     return ranked[0][2] if ranked else None
 
@@ -154,13 +158,17 @@ def _value_bits(position: TenPosition, colour: Colour) -> int:
 
 def _safe(child: TenPosition, depth: int, time_limit: float, history: dict | None) -> bool:
     """The opponent, to move in ``child``, cannot force a win within ``depth`` plies (open tiles;
-    a search the clock cuts short counts as safe) or win at once (hidden stacks)."""
+    a search the clock cuts short counts as safe) or win at once (hidden stacks, and any variant
+    at one ply)."""
     rival = child.to_move
     field = Field.from_position(child)
-    values = _value_bits(child, rival)
-    if child.hand_size(rival) and any(field.winning_values(c, rival) & values for c in field.frontier):
+    if child.hand_size(rival):  # it places: a cell where a value it may place makes 10
+        values = _value_bits(child, rival)
+        if any(field.winning_values(c, rival) & values for c in field.frontier):
+            return False
+    elif field.relocations(rival)[0] is not None:  # it moves a tile (second round) and wins
         return False
-    if child.variant != "open" or depth < 1 or not child.hand_size(rival):
+    if child.variant != "open" or depth < 2:  # one ply: the check above
         return True
     return solve_open(child, depth=depth, time_limit=time_limit, history=history).result != "win"
 
