@@ -21,7 +21,7 @@ from solver.board import parse_board
 from solver.errors import FormatError, TenfoldError, clipped
 from solver.jsontext import load_json
 from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
-from solver.pieces import get_piece
+from solver.pieces import canonical_ids
 from solver.spelling import respelled, spell_tray_answer
 from solver.variants import find_variant
 
@@ -111,12 +111,10 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     tray = data["tray"]
     if not isinstance(tray, list) or not 1 <= len(tray) <= 3 or not all(isinstance(p, str) for p in tray):
         raise BadRequest(f"field tray: expected a list of 1 to 3 piece ids, got {clipped(json.dumps(tray))}")
-    pieces = []
-    for i, pid in enumerate(tray):
-        try:
-            pieces.append(get_piece(pid).id)
-        except TenfoldError as err:
-            raise BadRequest(f"field tray[{i}]: {err}") from None
+    try:
+        pieces = canonical_ids(tray, "field tray")
+    except TenfoldError as err:
+        raise BadRequest(str(err)) from None
     return ({"rules": variant.name, "board": board.text(), "tray": pieces,
              "streak": _int_field(data, "streak", 0, MAX_STREAK),
              "tokens": _int_field(data, "tokens", 0, MAX_TOKENS)}, tray)

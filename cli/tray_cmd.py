@@ -14,7 +14,7 @@ from solver.board import Board
 from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.moves import Placement
-from solver.pieces import get_piece, placement_mask
+from solver.pieces import canonical_ids, placement_mask
 from solver.spelling import spell_moves, spell_tray_answer
 from solver.tray import TrayAnswer, analyse_tray
 
@@ -35,13 +35,7 @@ def parse_tray(text: str) -> tuple[list[str], list[str]]:
     ids = [p.strip() for p in text.split(",") if p.strip()]
     if not 1 <= len(ids) <= 3:
         raise RulesError(f"--tray: expected 1 to 3 comma-separated piece ids, got {text!r}")
-    canonical = []
-    for i, pid in enumerate(ids):
-        try:
-            canonical.append(get_piece(pid).id)
-        except RulesError as err:
-            raise RulesError(f"--tray[{i}]: {err}") from None
-    return ids, canonical
+    return ids, canonical_ids(ids, "--tray")
 
 
 def tray_json(rules: str, board: Board, streak: int, tokens: int, spelled: list[str], answer: TrayAnswer) -> dict:

@@ -19,7 +19,7 @@ from .deals import ScriptedDeals
 from .engine import Game, Streak
 from .errors import FormatError, TenfoldError, clipped
 from .moves import Move, Placement, parse_moves
-from .pieces import get_piece
+from .pieces import canonical_ids
 from .spelling import SpelledDeals, spell_moves
 from .variants import Variant, find_variant
 
@@ -145,21 +145,11 @@ def parse_level(data: Any, where: str = "level") -> Level:
             f"{where}: field board: mode {mode.name} needs exactly {mode.stones} stones, "
             f"found {board.stones.bit_count()}"
         )
-    trays = []
-    for t, tray in enumerate(data["trays"]):
-        ids = []
-        for i, pid in enumerate(tray):
-            try:
-                ids.append(get_piece(pid).id)
-            except TenfoldError as err:
-                raise FormatError(f"{where}: field trays[{t}][{i}]: {err}") from None
-        trays.append(ids)
-    reserve = []
-    for i, pid in enumerate(data.get("reserve", [])):
-        try:
-            reserve.append(get_piece(pid).id)
-        except TenfoldError as err:
-            raise FormatError(f"{where}: field reserve[{i}]: {err}") from None
+    try:
+        trays = [canonical_ids(tray, f"field trays[{t}]") for t, tray in enumerate(data["trays"])]
+        reserve = canonical_ids(data.get("reserve", []), "field reserve")
+    except TenfoldError as err:
+        raise FormatError(f"{where}: {err}") from None
     pieces = sum(len(t) for t in trays)
     limit = data.get("limit", pieces)
     solution = None

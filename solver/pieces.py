@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .bitboard import SIZE, Bitboard, bb_cell
-from .errors import RulesError, clipped
+from .errors import RulesError, TenfoldError, clipped
 
 # id -> mask text, rows separated by "/". The only place shapes are written.
 _SHAPES: dict[str, str] = {
@@ -130,6 +130,18 @@ def _get_piece(piece_id: str) -> Piece:
                              f"a piece must fit the {SIZE}x{SIZE} board")
         return Piece(piece.mask_text, piece.cells, piece.height, piece.width)
     raise RulesError(f"unknown piece id {clipped(repr(piece_id))} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
+
+
+def canonical_ids(ids: list[str], label: str) -> list[str]:
+    """The canonical ids of ``ids`` (as a tray or a list names pieces); an unknown one is a
+    ``TenfoldError`` (of the same kind) naming its place, ``label[i]``."""
+    out = []
+    for i, pid in enumerate(ids):
+        try:
+            out.append(get_piece(pid).id)
+        except TenfoldError as err:
+            raise type(err)(f"{label}[{i}]: {err}") from None
+    return out
 
 
 def rotate_cw(piece: Piece, turns: int = 1) -> Piece:
