@@ -115,9 +115,11 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
         pieces = canonical_ids(tray, "field tray")
     except TenfoldError as err:
         raise BadRequest(str(err)) from None
+    tokens = _int_field(data, "tokens", 0, MAX_TOKENS)
+    if tokens and not variant.token_kinds:  # as tenfold tray refuses --tokens
+        raise BadRequest(f"field tokens: variant {variant.name} has no tokens, got {tokens}")
     return ({"rules": variant.name, "board": board.text(), "tray": pieces,
-             "streak": _int_field(data, "streak", 0, MAX_STREAK),
-             "tokens": _int_field(data, "tokens", 0, MAX_TOKENS)}, tray)
+             "streak": _int_field(data, "streak", 0, MAX_STREAK), "tokens": tokens}, tray)
 
 
 def answer_hint(question: dict[str, Any]) -> dict[str, Any]:

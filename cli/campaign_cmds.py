@@ -138,8 +138,8 @@ def verify(
 
 
 def _tally(verdicts: list[Verdict]) -> str:
-    counts = {status: sum(v.status == status for v in verdicts) for status in ("ok", "false", "unconfirmed")}
-    return f"{counts['ok']} ok, {counts['false']} with a false claim, {counts['unconfirmed']} unconfirmed"
+    counts = {status: sum(v.status == status for v in verdicts) for status in ("ok", "fail", "open")}
+    return f"{counts['ok']} ok, {counts['fail']} FAIL (a false claim), {counts['open']} OPEN (not settled)"
 
 
 def register(app: typer.Typer) -> None:

@@ -158,11 +158,14 @@ def generate_pack(
         raise RulesError(f"--backend: expected local or dask, got {backend!r}")
     if backend == "dask" and scheduler is None:
         raise RulesError("--backend dask needs --scheduler ADDRESS")
+    if backend != "dask" and scheduler is not None:
+        raise RulesError("--scheduler: goes with --backend dask (the local backend has no scheduler)")
     params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
               "version": GENERATOR_VERSION}
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
-    done = _load_partial(partial, params)
+    resumed = _load_partial(partial, params)
+    done = resumed or {}
     quotas = _quotas(count, difficulty)
     have: Counter = Counter()
     report = PackReport(pack={})
@@ -172,7 +175,7 @@ def generate_pack(
     index = 0
     limit = count * MAX_CANDIDATES_PER_LEVEL
     with open(partial, "a", encoding="utf-8") as log:
-        if not done:
+        if resumed is None:  # a header once: a run stopped before its first result leaves one
             log.write(json.dumps({"params": params}) + "\n")
             log.flush()
         while len(chosen) < count and index < limit:
@@ -261,26 +264,26 @@ def _accept(result, quotas, have, keys, chosen) -> str:
     return ""
 
 
-def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Results of an earlier, interrupted run with the same parameters."""
+def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any]] | None:
+    """Results of an earlier, interrupted run with the same parameters (maybe none yet); None
+    when there is no such run to resume (no file, an empty one, or another run's, removed)."""
     if not path.exists():
-        return {}
-    done: dict[int, dict[str, Any]] = {}
+        return None
     with open(path, encoding="utf-8") as fh:
         lines = fh.read().splitlines()
-    if not lines:
-        return {}
     try:
-        header = json.loads(lines[0])
+        header = json.loads(lines[0]) if lines else {}
     except json.JSONDecodeError:
         header = {}
-    if header.get("params") != params:
+    if not isinstance(header, dict) or header.get("params") != params:
         os.unlink(path)  # another run's leftovers: start afresh
-        return {}
+        return None
+    done: dict[int, dict[str, Any]] = {}
     for line in lines[1:]:
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
             break  # a line cut short by the interruption
-        done[entry["index"]] = entry["result"]
+        if isinstance(entry, dict) and isinstance(entry.get("index"), int) and "result" in entry:
+            done[entry["index"]] = entry["result"]  # (a header again, as older runs wrote: skipped)
     return done

@@ -22,16 +22,17 @@ class Verdict:
 
     @property
     def status(self) -> str:
-        return "false" if self.problems else "unconfirmed" if self.open else "ok"
+        """``ok``, ``fail`` (a claim shown false) or ``open`` (not settled), as ``line`` labels it."""
+        return "fail" if self.problems else "open" if self.open else "ok"
 
     def line(self) -> str:
-        label = {"ok": "ok  ", "false": "FAIL", "unconfirmed": "OPEN"}[self.status]
+        label = {"ok": "ok  ", "fail": "FAIL", "open": "OPEN"}[self.status]
         detail = "; ".join(self.problems or self.open or self.notes or ["no solution or best to check"])
         return f"{label} {self.level_id}: {detail}"
 
     def to_json(self) -> dict:
         return {"id": self.level_id, "status": self.status, "problems": self.problems,
-                "unconfirmed": self.open, "notes": self.notes}
+                "open": self.open, "notes": self.notes}
 
 
 def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:

@@ -433,17 +433,17 @@ def test_verify_judges_claims_a_search_cut_short_can_still_settle(tmp_path):
     cases = [
         ({"score": found, "proof": "bound", "bound": bound}, "ok"),
         ({"score": found, "proof": "bound", "bound": None}, "ok"),
-        ({"score": found - 1, "proof": "optimal"}, "false"),
-        ({"score": bound + 1, "proof": "optimal"}, "false"),
-        ({"score": bound + 1, "proof": "bound", "bound": bound + 5}, "false"),
-        ({"score": found, "proof": "bound", "bound": found - 1}, "false"),
-        ({"score": None, "proof": "infeasible"}, "false"),
-        ({"score": found, "proof": "bound", "bound": bound - 1}, "unconfirmed"),
+        ({"score": found - 1, "proof": "optimal"}, "fail"),
+        ({"score": bound + 1, "proof": "optimal"}, "fail"),
+        ({"score": bound + 1, "proof": "bound", "bound": bound + 5}, "fail"),
+        ({"score": found, "proof": "bound", "bound": found - 1}, "fail"),
+        ({"score": None, "proof": "infeasible"}, "fail"),
+        ({"score": found, "proof": "bound", "bound": bound - 1}, "open"),
     ]
     for best, status in cases:
         verdict = verify_level(parse_level({**data, "best": best, "solution": line}), time_limit=0.3)
         assert verdict.status == status and verdict.ok == (status == "ok"), (best, verdict)
-        if status == "unconfirmed":
+        if status == "open":
             assert verdict.line().startswith("OPEN ") and "could not re-prove" in verdict.line()
     pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
             "levels": [{**data, "id": f"l{i}", "best": best, "solution": line} for i, (best, _) in enumerate(cases)]}
@@ -454,4 +454,4 @@ def test_verify_judges_claims_a_search_cut_short_can_still_settle(tmp_path):
     text = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "0.3"])
     assert text.exit_code == 1 and len(text.stdout.splitlines()) == 8  # a line per level
     assert [line.split()[0] for line in text.stdout.splitlines()] == ["ok", "ok"] + ["FAIL"] * 5 + ["OPEN"]
-    assert text.stderr.splitlines()[-1] == "8 levels: 2 ok, 5 with a false claim, 1 unconfirmed"
+    assert text.stderr.splitlines()[-1] == "8 levels: 2 ok, 5 FAIL (a false claim), 1 OPEN (not settled)"

@@ -11,6 +11,7 @@ from cli.generate_cmd import limits_line, trays_reached
 from cli.main import app
 from generator.grade import GRADE_NAMES, Measurements, grade_of
 from generator.pack import generate_pack, level_key, mirror_piece
+from solver.errors import RulesError
 from solver.level import parse_pack
 from solver.verify import verify_level
 
@@ -164,6 +165,24 @@ def test_stop_keeps_the_results_before_it_and_resumes_to_the_same_pack(base_pack
     assert json.dumps(report.pack, indent=1) == base_pack
 
 
+def test_runs_stopped_before_their_first_result_resume_to_the_same_pack(base_pack, tmp_path):
+    """Two runs stopped before any result (a Ctrl-C at once, or a Dask scheduler that never
+    answers) wrote the partial file's header twice, and every later run then failed on it
+    (KeyError, a traceback). One header now; a file an older run left so is read past it."""
+    from generator.pack import Interrupted
+
+    out = tmp_path / "early.json"
+    partial = tmp_path / "early.json.partial.jsonl"
+    for _ in range(2):
+        with pytest.raises(Interrupted) as stopped:
+            generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: True)
+        assert stopped.value.kept == 0
+    assert len(partial.read_text().splitlines()) == 1
+    partial.write_text(partial.read_text() * 2)  # as an older run left it
+    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
+    assert json.dumps(report.pack, indent=1) == base_pack
+
+
 def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp_path, monkeypatch):
     import os
     import signal
@@ -194,3 +213,9 @@ def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp
     assert out.read_text() == base_pack + "\n" and not os.path.exists(partial)
     shown = limits_line(json.loads(base_pack)["levels"])
     assert shown is not None and shown in result.stdout  # halloween limits fall before the last piece
+
+
+def test_a_scheduler_without_the_dask_backend_is_refused(tmp_path):
+    with pytest.raises(RulesError, match="--scheduler: goes with --backend dask"):
+        generate_pack(KIND, COUNT, SEED, tmp_path / "p.json", TRAYS, scheduler="tcp://127.0.0.1:1")
+    assert not list(tmp_path.iterdir())  # nothing written, not even a partial file

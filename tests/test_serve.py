@@ -188,6 +188,8 @@ MALFORMED = [
     (b'{"rules": "halloween", "board": "\\ud800", "tray": ["1x1"]}', "field board: a string holds a lone surrogate"),
     (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "policy": "expert"}).encode(),
      "field policy: the server answers as tenfold tray does"),
+    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "tokens": 2}).encode(),
+     "field tokens: variant halloween has no tokens, got 2"),
 ]
 
 
