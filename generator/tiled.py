@@ -47,7 +47,7 @@ def map_properties(level: Level, pack_id: str | None = None) -> list[tuple[str, 
         ("limit", "int", level.limit),
         ("tokens", "int", level.tokens),
         ("goals", "string", json.dumps(level.goals)),
-        ("trays", "string", json.dumps(level.trays)),
+        ("trays", "string", json.dumps(spelled_trays(level))),
     ]
     if pack_id is not None:
         props.append(("pack_id", "string", pack_id))
@@ -59,7 +59,8 @@ def map_properties(level: Level, pack_id: str | None = None) -> list[tuple[str, 
         if goal.get("place_all"):
             props.append(("goal_place_all", "bool", True))
     if level.reserve:
-        props.append(("reserve", "string", ",".join(level.reserve)))
+        reserve = level.reserve if level.spelled is None else level.spelled[1]
+        props.append(("reserve", "string", json.dumps(reserve)))
     best = level.best or {}
     if best.get("score") is not None:
         props.append(("best_score", "int", best["score"]))
@@ -68,25 +69,37 @@ def map_properties(level: Level, pack_id: str | None = None) -> list[tuple[str, 
     if best.get("bound") is not None:
         props.append(("best_bound", "int", best["bound"]))
     if level.solution is not None:
-        props.append(("solution", "string", json.dumps([m.to_json() for m in level.solution])))
+        props.append(("solution", "string", json.dumps(level.moves_json(level.solution))))
+    # what the generator adds (a level file may carry more fields: kept, not exported)
+    if isinstance(level.raw.get("grade"), str):
+        props.append(("grade", "string", level.raw["grade"]))
+    if isinstance(level.raw.get("difficulty"), (int, float)) and not isinstance(level.raw["difficulty"], bool):
+        props.append(("difficulty", "float", level.raw["difficulty"]))
+    if "stars" in level.raw:
+        props.append(("stars", "string", json.dumps(level.raw["stars"])))
     return props
+
+
+def spelled_trays(level: Level) -> list[list[str]]:
+    """The trays as the level's file names their pieces (a mask stays a mask)."""
+    return level.trays if level.spelled is None else level.spelled[0]
 
 
 def tray_objects(level: Level) -> list[dict[str, Any]]:
     """One rectangle per tray piece: tray t, slot i, in a row per tray below the board."""
     objects = []
-    for t, tray in enumerate(level.trays):
+    for t, tray in enumerate(spelled_trays(level)):
         for i, pid in enumerate(tray):
             piece = get_piece(pid)
             objects.append({
                 "id": len(objects) + 1,
-                "name": piece.id,
+                "name": pid,
                 "type": "piece",
                 "x": i * (PIECE_SLOT + 1) * TILE_PX,
                 "y": TRAY_TOP + t * (PIECE_SLOT + 1) * TILE_PX,
                 "width": piece.width * TILE_PX,
                 "height": piece.height * TILE_PX,
-                "properties": [("tray", "int", t), ("slot", "int", i), ("piece", "string", piece.id),
+                "properties": [("tray", "int", t), ("slot", "int", i), ("piece", "string", pid),
                                ("mask", "string", piece.mask_text)],
             })
     return objects

@@ -11,7 +11,9 @@ from typer.testing import CliRunner
 
 import export_fixtures as fx
 from cli.main import app
-from solver.level import parse_level, parse_level_or_pack, parse_pack
+from generator.tiled import spelled_trays
+from solver.level import parse_level, parse_level_or_pack, parse_pack, play_solution
+from solver.moves import parse_moves
 
 runner = CliRunner()
 KIND_OF_CHAR = {".": "empty", "#": "tile", "S": "stone", "P": "pumpkin"}
@@ -88,7 +90,7 @@ def test_tiled_maps_load_in_pytiled_parser_cell_by_cell(any_pack_file, any_pack,
                 assert kinds[board.data[r][c]] == KIND_OF_CHAR[ch], (level.id, r, c)
         trays = next(layer for layer in tiled_map.layers if layer.name == "trays")
         pieces = [(o.properties["tray"], o.properties["slot"], o.name) for o in trays.tiled_objects]
-        assert pieces == [(t, i, p) for t, tray in enumerate(level.trays) for i, p in enumerate(tray)]
+        assert pieces == [(t, i, p) for t, tray in enumerate(spelled_trays(level)) for i, p in enumerate(tray)]
         props = tiled_map.properties
         assert props["limit"] == level.limit and props["tokens"] == level.tokens
         assert json.loads(props["goals"]) == level.goals
@@ -110,7 +112,7 @@ def test_tmx_loads_in_pytmx_cell_by_cell(any_pack_file, any_pack, tmp_path):
             for c, ch in enumerate(row):
                 assert tmx.get_tile_properties(c, r, layer_index)["kind"] == KIND_OF_CHAR[ch], (level.id, r, c)
         names = [o.name for o in tmx.get_layer_by_name("trays")]
-        assert names == [p for tray in level.trays for p in tray]
+        assert names == [p for tray in spelled_trays(level) for p in tray]
         assert tmx.properties["limit"] == level.limit
         if level.best:
             assert tmx.properties["best_score"] == level.best["score"]
@@ -232,3 +234,27 @@ def test_solution_strip_is_for_pictures_only(tmp_path, fmt):
     result = CliRunner().invoke(app, ["export", str(src), "--format", fmt, "--out", str(tmp_path / "o"), "--solution"])
     assert result.exit_code == 2 and "--solution" in result.output and "svg and png only" in result.output
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("fmt", ["tmj", "tmx"])
+def test_tiled_maps_name_pieces_as_the_level_does_and_keep_its_grade(tmp_path, fmt):
+    """A level spelling pieces as masks keeps them so in the map (trays, reserve, solution, the
+    tray objects), as its json export does; grade, difficulty and stars are map properties."""
+    import pytiled_parser
+
+    data = {"format": "tenfold.level/1", "id": "spelled", "variant": "sudoku", "mode": "classic",
+            "board": ["." * 10] * 10, "trays": [["#/#", ".#/.#", "2x2"]], "reserve": ["###", "1x1"],
+            "goals": [{"score": 1}], "tokens": 1,
+            "solution": [{"piece": "#/#", "row": 0, "col": 0}, {"piece": ".#/.#", "row": 5, "col": 5}],
+            "grade": "medium", "difficulty": 0.4125, "stars": [1, 5, 9]}
+    src = fx.write_json(tmp_path / "level.json", data)
+    out = exported(src, tmp_path / f"spelled.{fmt}", fmt)
+    tiled_map = pytiled_parser.parse_map(out)
+    props = tiled_map.properties
+    assert json.loads(props["trays"]) == data["trays"] and json.loads(props["reserve"]) == data["reserve"]
+    assert json.loads(props["solution"]) == data["solution"]
+    assert (props["grade"], props["difficulty"], json.loads(props["stars"])) == ("medium", 0.4125, [1, 5, 9])
+    objects = next(layer for layer in tiled_map.layers if layer.name == "trays").tiled_objects
+    assert [o.name for o in objects] == data["trays"][0] == [o.properties["piece"] for o in objects]
+    level = parse_level(data)
+    assert play_solution(level, parse_moves(json.loads(props["solution"]))).ok
