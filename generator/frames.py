@@ -18,7 +18,7 @@ class Frame:
     placed: int = 0  # cells the move put down (some may have cleared at once)
     cleared: int = 0  # cells the move cleared
     points: int = 0
-    score: int = 0  # placement points so far (tokens left are not counted)
+    score: int = 0  # the level's score so far: placement points and the bonus of the tokens left (RULES.md 3)
     tokens: int = 0  # tokens left after the move
 
     @property
@@ -47,12 +47,12 @@ def solution_frames(level: Level) -> list[Frame]:
     if level.solution is None:
         raise RulesError(f"level {level.id}: has no solution to draw")
     game = level.new_game()
-    frames = [Frame(game.board, tokens=game.tokens)]
+    frames = [Frame(game.board, score=game.final_score, tokens=game.tokens)]
     for i, move in enumerate(level.solution):
         try:
             result = game.apply(move)
         except RulesError as err:
             raise RulesError(f"level {level.id}: solution[{i}]: {err}") from None
         placed = placement_mask(move.piece, move.row, move.col) if isinstance(move, Placement) else 0
-        frames.append(Frame(game.board, move, placed, result.cleared, result.points, game.score, game.tokens))
+        frames.append(Frame(game.board, move, placed, result.cleared, result.points, game.final_score, game.tokens))
     return frames

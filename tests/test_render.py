@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ import export_fixtures as fx
 from cli.main import app
 from generator.frames import solution_frames
 from solver.level import parse_pack
+from solver.moves import TokenUse
 
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -122,3 +124,15 @@ def test_render_takes_one_level_too(tmp_path):
     assert result.exit_code == 0, result.output
     page = (tmp_path / "site" / "index.html").read_text()
     assert len(re.findall(r'<section class="level"', page)) == 1 and f'data-level="{level["id"]}"' in page
+
+
+def test_the_last_frame_shows_the_levels_score_with_its_tokens_bonus():
+    """A Sultan solution that leaves a token: its frames count the token's bonus, as a level's
+    score does at any moment (RULES.md 3), so the last one is the level's best (it was 100 short)."""
+    pack = parse_pack(json.loads((Path(__file__).resolve().parents[1] / "levels" / "sultan-2026.json").read_text()))
+    spare = [lv for lv in pack.levels if sum(isinstance(m, TokenUse) for m in lv.solution) < lv.tokens]
+    assert spare
+    for level in spare + pack.levels[:5]:
+        frames = solution_frames(level)
+        assert frames[-1].score == level.best["score"], level.id
+        assert frames[0].score == 100 * level.tokens
