@@ -42,7 +42,7 @@ RECIPES: dict[str, Recipe] = {
     # Three ink tokens make every placement a choice among spots freed by removals: one tray's
     # proof takes a median 23 ms (bench/campaign.py), two trays' about 11 s, so one tray is
     # the default and the budget (about 2 s of the compiled search) lets --trays 2 accept
-    # about a quarter of its candidates (8 of 30 for `generate sultan --count 8 --seed 1`).
+    # about half of its candidates (8 of 15 for `generate sultan --count 8 --seed 1 --trays 2`).
     "sultan": Recipe("sultan", "arabic", "sultan", (4, 4), (0.82, 0.92), (0, 0), True, 1, 4_000_000),
     "halloween": Recipe("halloween", "halloween", "campaign", (2, 5), (0.78, 0.9), (2, 5), False, 5, 400_000),
 }
