@@ -25,7 +25,7 @@ from solver.errors import RulesError
 from solver.pieces import get_piece
 
 from .grade import GRADE_NAMES
-from .recipes import RECIPES, build_candidate, candidate_seed, finish_level
+from .recipes import RECIPES, Recipe, build_candidate, candidate_seed, finish_level
 
 # Bumped whenever the same command and seed write a different pack (an interrupted run's
 # partial results are then not resumed): 2 = the campaign search's final-tray rule changed
@@ -219,11 +219,12 @@ def generate_pack(
         levels.append(finish_level(candidate, option, f"{kind}-{n:03d}"))
         report.per_grade[option["grade"]] += 1
     recipe = RECIPES[kind]
+    options = _options(recipe, trays, difficulty)
     report.pack = {
         "format": "tenfold.pack/1",
-        "id": f"{kind}-{seed}",
+        "id": "-".join([kind, str(seed), *(o.replace(" ", "") for o in options)]),
         "title": {"sultan": "Sultan's Labyrinth", "halloween": "Halloween Challenge Campaign"}[kind]
-        + f" (seed {seed})",
+        + f" ({', '.join([f'seed {seed}', *options])})",
         "generator": {
             "seed": seed,
             "version": GENERATOR_VERSION,
@@ -238,6 +239,12 @@ def generate_pack(
         "levels": levels,
     }
     return report
+
+
+def _options(recipe: Recipe, trays: int, difficulty: str | None) -> list[str]:
+    """What sets a pack apart from its seed's default one, for its id and title: packs of one seed
+    with other trays or a difficulty are other packs (a server holding two refused the second)."""
+    return ([f"{trays} trays"] if trays != recipe.default_trays else []) + ([difficulty] if difficulty else [])
 
 
 def _command(kind: str, count: int, seed: int, trays: int, difficulty: str | None) -> str:

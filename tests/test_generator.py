@@ -219,3 +219,17 @@ def test_a_scheduler_without_the_dask_backend_is_refused(tmp_path):
     with pytest.raises(RulesError, match="--scheduler: goes with --backend dask"):
         generate_pack(KIND, COUNT, SEED, tmp_path / "p.json", TRAYS, scheduler="tcp://127.0.0.1:1")
     assert not list(tmp_path.iterdir())  # nothing written, not even a partial file
+
+
+def test_a_packs_id_and_title_name_its_non_default_options(base_pack):
+    """Packs of one seed with other trays (or a difficulty) are other packs: a server holding two
+    used to refuse the second for its id."""
+    from generator.pack import _options
+    from generator.recipes import RECIPES
+
+    pack = json.loads(base_pack)
+    assert (pack["id"], pack["title"]) == (f"{KIND}-{SEED}-{TRAYS}trays", f"Halloween Challenge Campaign (seed {SEED}, "
+                                                                       f"{TRAYS} trays)")
+    recipe = RECIPES["sultan"]
+    assert _options(recipe, recipe.default_trays, None) == []  # the shipped packs' ids: kind-seed
+    assert _options(recipe, recipe.default_trays, "hard") == ["hard"]
