@@ -1,4 +1,5 @@
-"""``tenfold export`` (level files for game clients and pictures) and ``tenfold render`` (a pack's HTML page)."""
+"""``tenfold export`` (level files for game clients and pictures) and ``tenfold render`` (the HTML page of a
+pack or a level)."""
 
 from __future__ import annotations
 

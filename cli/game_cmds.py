@@ -144,7 +144,7 @@ def show(
     what: Annotated[str, typer.Argument(help="board text, a board file, or a level/pack JSON file (- for stdin)")],
     level: Annotated[Optional[str], typer.Option("--level", help="only this level of a pack")] = None,
 ) -> None:
-    """Draw a board or a level in the terminal (- reads it from stdin)."""
+    """Draw a board, a level or a pack (or one of its levels) in the terminal (- reads it from stdin)."""
     source = "stdin" if what == "-" else what
     if what == "-" or Path(what).is_file():
         text = read_text_arg(what, source)

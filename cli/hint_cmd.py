@@ -25,8 +25,8 @@ def hint(
     streak: StreakOpt = 0,
     tokens: TokensOpt = 0,
     method: MethodOpt = "search",
-    policy: Annotated[str, typer.Option(help="best (most points now, as tenfold tray; play calls it greedy) or "
-                                              "expert (endless play: points + board evaluation + lookahead)")] = "best",
+    policy: Annotated[str, typer.Option(help="best (the tray's best plan, as tenfold tray) or expert (endless "
+                                              "play: points + board evaluation + lookahead)")] = "best",
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds the expert may think")] = 1.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
@@ -41,8 +41,9 @@ def hint(
                              "--method goes with --policy best")
         _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out, spelled)
         return
-    if policy not in ("best", "greedy"):  # greedy: play's name for the same policy
-        raise RulesError(f"--policy: expected best (or greedy) or expert, got {policy!r}")
+    if policy != "best":
+        raise RulesError(f"--policy: expected best or expert, got {policy!r}"
+                         + (" (greedy is a policy of play: one placement at a time)" if policy == "greedy" else ""))
     answer = solve_tray(rules, start, pieces, streak, tokens, method)
     if json_out:
         emit_json(tray_json(rules, start, streak, tokens, spelled, answer))

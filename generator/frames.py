@@ -20,19 +20,21 @@ class Frame:
     points: int = 0
     score: int = 0  # the level's score so far: placement points and the bonus of the tokens left (RULES.md 3)
     tokens: int = 0  # tokens left after the move
+    name: str | None = None  # the move's piece as the level's file spells it
 
     @property
     def caption(self) -> str:
         if self.move is None:
             return "start"
         move = self.move
+        piece = self.name or getattr(move, "piece", None)
         if isinstance(move, Placement):
-            return f"{move.piece} at {move.row},{move.col} +{self.points}"
+            return f"{piece} at {move.row},{move.col} +{self.points}"
         extra = ""
         if move.token == "rotate":
-            extra = f" {move.piece} x{move.turns}"
+            extra = f" {piece} x{move.turns}"
         elif move.token == "swap":
-            extra = f" {move.piece}"
+            extra = f" {piece}"
         elif move.token == "remove":
             extra = f" {move.row},{move.col}"
         return f"token {move.token}{extra}"
@@ -48,11 +50,13 @@ def solution_frames(level: Level) -> list[Frame]:
         raise RulesError(f"level {level.id}: has no solution to draw")
     game = level.new_game()
     frames = [Frame(game.board, score=game.final_score, tokens=game.tokens)]
+    names = [data.get("piece") for data in level.moves_json(level.solution)]
     for i, move in enumerate(level.solution):
         try:
             result = game.apply(move)
         except RulesError as err:
             raise RulesError(f"level {level.id}: solution[{i}]: {err}") from None
         placed = placement_mask(move.piece, move.row, move.col) if isinstance(move, Placement) else 0
-        frames.append(Frame(game.board, move, placed, result.cleared, result.points, game.final_score, game.tokens))
+        frames.append(Frame(game.board, move, placed, result.cleared, result.points, game.final_score, game.tokens,
+                            names[i]))
     return frames

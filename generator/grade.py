@@ -19,7 +19,7 @@ import math
 import random
 from dataclasses import asdict, dataclass
 
-from solver.engine import Game, copy_game, placement_points, settle
+from solver.engine import Game, placement_points, settle
 from solver.level import Level
 from solver.moves import Placement
 from solver.pieces import placements
@@ -99,41 +99,6 @@ def playout_peaks(level: Level, seed: int, random_runs: int = 200, greedy_runs: 
 def win_share(peaks: list[int], goal: int | None) -> float:
     need = 0 if goal is None else goal
     return sum(1 for p in peaks if p >= 0 and p >= need) / len(peaks)
-
-
-def count_winning_lines(level: Level, cap: int = LINES_CAP, node_budget: int = 200_000) -> tuple[int, bool]:
-    """Distinct placement sequences that win (each stops the moment it wins), up to ``cap``."""
-    count = 0
-    nodes = 0
-    capped = False
-
-    class Stop(Exception):
-        pass
-
-    def walk(game: Game) -> None:
-        nonlocal count, nodes, capped
-        nodes += 1
-        if nodes > node_budget:
-            capped = True
-            raise Stop
-        if level.goals_met(game):
-            count += 1
-            if count >= cap:
-                capped = True
-                raise Stop
-            return
-        if game.placements >= level.limit:
-            return
-        for move in legal_placements(game):
-            child = copy_game(game)
-            child.apply(move)
-            walk(child)
-
-    try:
-        walk(level.new_game())
-    except Stop:
-        pass
-    return count, capped
 
 
 def difficulty_score(m: Measurements) -> float:

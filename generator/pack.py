@@ -5,8 +5,8 @@ seed, i) alone, so the result does not depend on the number of workers or
 the backend; the assembler walks the results in index order and decides
 which to keep. Every candidate result is appended to ``OUT.partial.jsonl``
 as soon as it is known; a rerun with the same arguments reuses that file
-and carries on where it stopped. The finished pack is written atomically
-and the partial file removed.
+and carries on where it stopped. The command (``cli/generate_cmd.py``)
+writes the finished pack atomically and removes the partial file.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def generate_pack(
     count: int,
     seed: int,
     out: Path,
-    trays: int = 3,
+    trays: int | None = None,
     difficulty: str | None = None,
     workers: int = 1,
     backend: str = "local",
@@ -143,9 +143,13 @@ def generate_pack(
     """Generate a pack into ``report.pack``, appending every candidate's result to
     ``OUT.partial.jsonl`` as it comes (and resuming from that file). ``stop``, asked as each
     result comes in, ends the run with ``Interrupted``; the result in hand is not kept, since
-    the stop may have cut its proof short (the solver's watchers are how a stop reaches it)."""
+    the stop may have cut its proof short (the solver's watchers are how a stop reaches it).
+    ``trays`` None: the recipe's default. Writing the pack and removing the partial file are
+    the caller's (``cli/generate_cmd.py``), once the pack is in hand."""
     if kind not in RECIPES:
         raise RulesError(f"unknown level kind {kind!r} (expected one of {', '.join(RECIPES)})")
+    if trays is None:
+        trays = RECIPES[kind].default_trays
     if difficulty is not None and difficulty not in GRADE_NAMES:
         raise RulesError(f"--difficulty: expected one of {', '.join(GRADE_NAMES)}, got {difficulty!r}")
     if not 1 <= count <= MAX_COUNT:

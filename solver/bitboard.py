@@ -13,7 +13,6 @@ Cell = int
 
 SIZE = 10
 CELLS = SIZE * SIZE
-BB_EMPTY: Bitboard = 0
 BB_ALL: Bitboard = (1 << CELLS) - 1
 
 
@@ -29,10 +28,6 @@ def cell_col(cell: Cell) -> int:
     return cell % SIZE
 
 
-def on_board(row: int, col: int) -> bool:
-    return 0 <= row < SIZE and 0 <= col < SIZE
-
-
 def bb_cell(row: int, col: int) -> Bitboard:
     return 1 << cell_index(row, col)
 
@@ -45,23 +40,12 @@ BB_COLS: tuple[Bitboard, ...] = tuple(
 )
 
 
-def popcount(bb: Bitboard) -> int:
-    return bb.bit_count()
-
-
 def scan_cells(bb: Bitboard) -> Iterator[Cell]:
     """Yield the set cells of ``bb`` in increasing index order."""
     while bb:
         low = bb & -bb
         yield low.bit_length() - 1
         bb ^= low
-
-
-def mask_of(cells) -> Bitboard:
-    bb = 0
-    for row, col in cells:
-        bb |= bb_cell(row, col)
-    return bb
 
 
 # Neighbour shifts that do not wrap around the board's edges.

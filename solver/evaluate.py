@@ -113,14 +113,6 @@ def board_features(variant: Variant, filled: Bitboard, stones: Bitboard) -> dict
     }
 
 
-def evaluate_board(variant: Variant, filled: Bitboard, stones: Bitboard,
-                   weights: dict[str, float] | None = None) -> float:
-    """Weighted feature sum of one board (no points)."""
-    weights = weights or load_weights(variant)
-    feats = board_features(variant, filled, stones)
-    return sum(weights[f] * feats[f] for f in FEATURES)
-
-
 # ---------------------------------------------------------------------------
 # the bulk kernel
 
@@ -141,8 +133,3 @@ def features_bulk(variant: Variant, lo: np.ndarray, hi: np.ndarray, stones: Bitb
     low = (1 << 64) - 1
     return features_kernel(lo, hi, np.uint64(stones & low), np.uint64(stones >> 64),
                            r_lo, r_hi, with_components)
-
-
-def evaluate_bulk(variant: Variant, lo, hi, stones: Bitboard, weights: dict[str, float],
-                  with_components: bool = True) -> np.ndarray:
-    return features_bulk(variant, lo, hi, stones, with_components) @ weight_vector(weights)

@@ -530,10 +530,6 @@ def _plan_keys(game: Game, moves: list[Move]) -> dict[tuple, Move]:
     return keys
 
 
-def expert_policy(time_limit: float = 0.3, seed: int = 0, **options) -> ExpertPolicy:
-    return ExpertPolicy(time_limit=time_limit, seed=seed, **options)
-
-
 def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: int = 0,
          time_limit: float = 1.0, seed: int = 0) -> dict:
     """The expert's whole plan for one tray, token moves included, within ``time_limit`` seconds.

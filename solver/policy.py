@@ -36,7 +36,7 @@ POLICIES: dict[str, Policy] = {"greedy": greedy}
 
 
 def _register_expert() -> None:
-    from .expert import ExpertPolicy  # imports numba only when first used
+    from .expert import ExpertPolicy  # numba loads later, when the expert first enumerates a tray
 
     POLICIES["expert"] = ExpertPolicy()
 

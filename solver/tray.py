@@ -27,8 +27,6 @@ from .moves import Move, Placement, TokenUse
 from .pieces import Spot, get_piece, placements, rotate_cw
 from .variants import Variant
 
-NO_PLAN = -1
-
 
 def health(filled: Bitboard, stones: Bitboard) -> tuple[int, int]:
     """Board health, larger is better: (empty cells, -isolated empty cells)."""
@@ -70,7 +68,6 @@ class TraySearch:
         self._placeable_tt: dict = {}
         self._best_tt: dict = {}
         self._zones = variant.zones
-        self._n_lines = len(variant.lines)
 
     # ------------------------------------------------------------------
     # moves

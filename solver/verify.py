@@ -14,11 +14,14 @@ class Verdict:
     refuted within the time limit; ``ok`` when there are neither."""
 
     level_id: str
-    ok: bool
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     answer: CampaignAnswer | None = None
     open: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.open
 
     @property
     def status(self) -> str:
@@ -37,7 +40,7 @@ class Verdict:
 
 def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
     """Replay the stored solution and re-prove the ``best`` claim."""
-    verdict = Verdict(level.id, True)
+    verdict = Verdict(level.id)
     if level.solution is not None:
         replay = play_solution(level, level.solution)
         if replay.ok:
@@ -51,7 +54,6 @@ def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
             _check_proven(verdict, level.best, answer)
         else:
             _check_unproven(verdict, level.best, answer, time_limit)
-    verdict.ok = not verdict.problems and not verdict.open
     return verdict
 
 

@@ -454,7 +454,9 @@ def test_show_names_pieces_as_the_level_does_and_shows_grade_and_stars(tmp_path)
     assert "grade: hard  stars: ★ 10  ★★ 20  ★★★ 30" in result.stdout
 
 
-def test_hint_takes_plays_name_for_the_best_policy():
+def test_hint_policies_are_best_and_expert():
+    """play's greedy (the most points one placement at a time) is not a hint policy: refused,
+    saying why, not taken for best (the whole tray's plan)."""
     args = ["hint", "--rules", "arabic", "--tray", "2x2,1x3", "--json"]
-    assert runner.invoke(app, [*args, "--policy", "greedy"]).stdout == runner.invoke(app, args).stdout
+    assert_bad_input(runner.invoke(app, [*args, "--policy", "greedy"]), "--policy", "greedy is a policy of play")
     assert_bad_input(runner.invoke(app, [*args, "--policy", "smart"]), "--policy", "'smart'")

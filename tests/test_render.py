@@ -136,3 +136,13 @@ def test_the_last_frame_shows_the_levels_score_with_its_tokens_bonus():
         frames = solution_frames(level)
         assert frames[-1].score == level.best["score"], level.id
         assert frames[0].score == 100 * level.tokens
+
+
+def test_captions_name_pieces_as_the_level_does():
+    from solver.level import parse_level
+
+    data = {"format": "tenfold.level/1", "id": "spelled", "variant": "sudoku", "mode": "classic",
+            "board": ["." * 10] * 10, "trays": [[".#/.#", "2x2"]], "goals": [{"score": 1}],
+            "solution": [{"piece": "2x1", "row": 0, "col": 0}, {"piece": "2x2", "row": 5, "col": 5}]}
+    captions = [frame.caption for frame in solution_frames(parse_level(data))]
+    assert [c.split(" +")[0] for c in captions[1:]] == [".#/.# at 0,0", "2x2 at 5,5"]

@@ -22,19 +22,10 @@ CENTRE = 128
 EMPTY: TileCode = 0
 EDGE_STEPS = (1, -1, STRIDE, -STRIDE)
 LINE_STEPS = (1, STRIDE, STRIDE + 1, STRIDE - 1)  # east, south, south-east, south-west
-NEIGHBOUR_STEPS = (1, -1, STRIDE, -STRIDE, STRIDE + 1, STRIDE - 1, -STRIDE + 1, -STRIDE - 1)
 
 
 def tile_code(colour: Colour, value: int) -> TileCode:
     return colour << 2 | value
-
-
-def code_colour(code: TileCode) -> Colour:
-    return code >> 2
-
-
-def code_value(code: TileCode) -> int:
-    return code & 3
 
 
 def cell_of(gx: int, gy: int) -> Cell:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, field as dataclass_field, replace
 from typing import Callable
 
@@ -91,6 +92,7 @@ def choose_move(position: TenPosition, history: dict, depth: int, time_limit: fl
     """The solver's move where its search decides (a forced win or loss, a win chance to take);
     where it does not, the move that builds best among those the search shows safe
     (``style_move``)."""
+    start = time.perf_counter()
     plies = depth if position.hand_size(position.to_move) else min(depth, 2)
     if position.variant == "open":
         result = solve_open(position, depth=plies, time_limit=time_limit, history=history)
@@ -99,7 +101,8 @@ def choose_move(position: TenPosition, history: dict, depth: int, time_limit: fl
     decided = result.result in ("win", "loss") or (result.win_probability or 0) > 0
     if result.pv and decided:
         return result.pv[0][1], result
-    move = style_move(position, plies, time_limit, history, rng)
+    left = max(0.0, time_limit - (time.perf_counter() - start))  # one budget for both steps
+    move = style_move(position, plies, left, history, rng)
     if move is None and result.pv:
         move = result.pv[0][1]
     return move, result
