@@ -18,6 +18,7 @@ from cli.answer_cache import AnswerCache
 from cli.common import MAX_STREAK, MAX_TOKENS
 from cli.tray_cmd import solve_tray
 from solver.board import parse_board
+from solver.deals import TRAY_SIZE
 from solver.errors import FormatError, TenfoldError, clipped
 from solver.jsontext import load_json
 from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
@@ -109,15 +110,17 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     except TenfoldError as err:
         raise BadRequest(str(err)) from None
     tray = data["tray"]
-    if not isinstance(tray, list) or not 1 <= len(tray) <= 3 or not all(isinstance(p, str) for p in tray):
-        raise BadRequest(f"field tray: expected a list of 1 to 3 piece ids, got {clipped(json.dumps(tray))}")
+    if not isinstance(tray, list) or not 1 <= len(tray) <= TRAY_SIZE or not all(isinstance(p, str) for p in tray):
+        raise BadRequest(f"field tray: expected a list of 1 to {TRAY_SIZE} piece ids, got {clipped(json.dumps(tray))}")
     try:
         pieces = canonical_ids(tray, "field tray")
     except TenfoldError as err:
         raise BadRequest(str(err)) from None
     tokens = _int_field(data, "tokens", 0, MAX_TOKENS)
-    if tokens and not variant.token_kinds:  # as tenfold tray refuses --tokens
-        raise BadRequest(f"field tokens: variant {variant.name} has no tokens, got {tokens}")
+    try:
+        variant.check_tokens(tokens, "field tokens")  # as tenfold tray refuses --tokens
+    except TenfoldError as err:
+        raise BadRequest(str(err)) from None
     return ({"rules": variant.name, "board": board.text(), "tray": pieces,
              "streak": _int_field(data, "streak", 0, MAX_STREAK), "tokens": tokens}, tray)
 

@@ -8,7 +8,7 @@ import typer
 
 from cli.common import (Interrupt, check_seconds, cli_errors, emit_json, interrupted, progress, read_json_arg,
                         searching)
-from solver.campaign import CampaignAnswer, best_of, solve_level
+from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.errors import RulesError
 from solver.level import Level, Pack, parse_level_or_pack
 from solver.verify import Verdict, verify_level
@@ -85,7 +85,7 @@ def solve(
     else:
         for lv, answer in answers:
             typer.echo(_summary_line(lv, answer))
-        proven = sum(a.proof != "bound" for _, a in answers)
+        proven = sum(a.proof != PROOF_BOUND for _, a in answers)
         solvable = sum(a.solvable for _, a in answers)
         typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven")
     if interrupt.requested:

@@ -79,9 +79,7 @@ def check_streak_and_tokens(streak: int, tokens: int | None, rules: str) -> None
     for name, value, high in (("--streak", streak, MAX_STREAK), ("--tokens", tokens, MAX_TOKENS)):
         if value is not None and not 0 <= value <= high:
             raise RulesError(f"{name}: expected 0 to {high:,}, got {value}")
-    variant = variant_arg(rules)
-    if tokens and not variant.token_kinds:
-        raise RulesError(f"--tokens: variant {variant.name} has no tokens, got {tokens}")
+    variant_arg(rules).check_tokens(tokens, "--tokens")
 
 
 def read_text_arg(value: str, what: str) -> str:
@@ -229,7 +227,7 @@ class SearchStatus:
     CP-SAT's ticks count no nodes: while none are counted the line shows the seconds alone (and
     a best if one was given), not "0.0 M nodes"."""
 
-    def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = 0.25) -> None:
+    def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = STATUS_EVERY) -> None:
         self.label, self.stream, self.clock, self.every = label, stream, clock, every
         self.start = self.shown = clock()
         self.base = self.last = 0

@@ -20,6 +20,7 @@ from cli.common import (
     variant_arg,
 )
 from cli.draw import draw_board
+from cli.tray_cmd import RulesOpt
 from generator.render import stars_text
 from solver.board import parse_board
 from solver.deals import parse_deals
@@ -31,7 +32,6 @@ from solver.moves import parse_moves
 from solver.policy import POLICIES
 from solver.selfplay import mode_start_board, new_random_game, play_game
 
-RulesOpt = Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")]
 
 
 @cli_errors
@@ -122,8 +122,7 @@ def _policy(name: str, time_limit: float, seed: int):
 
 def _describe_level(level: Level) -> str:
     goals = ", ".join(f"{k} {v}" if k == "score" else k for g in level.goals for k, v in g.items())
-    spelled = level.trays if level.spelled is None else level.spelled[0]  # as the file names its pieces
-    trays = "  ".join("[" + " ".join(t) + "]" for t in spelled)
+    trays = "  ".join("[" + " ".join(t) + "]" for t in level.spelled_trays)  # as the file names its pieces
     lines = [
         f"level {level.id}  ({level.variant.name}, {level.mode})",
         draw_board(level.board),

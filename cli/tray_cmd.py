@@ -11,6 +11,7 @@ from cli.common import (board_arg, check_streak_and_tokens, cli_errors, emit_jso
                         variant_arg)
 from cli.draw import draw_board
 from solver.board import Board
+from solver.deals import TRAY_SIZE
 from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.moves import Placement
@@ -33,8 +34,8 @@ def parse_tray(text: str) -> tuple[list[str], list[str]]:
     """The tray's piece ids as given, and their canonical ids (what the solvers take; answers
     name the pieces as given, ``tray_json``)."""
     ids = [p.strip() for p in text.split(",") if p.strip()]
-    if not 1 <= len(ids) <= 3:
-        raise RulesError(f"--tray: expected 1 to 3 comma-separated piece ids, got {text!r}")
+    if not 1 <= len(ids) <= TRAY_SIZE:
+        raise RulesError(f"--tray: expected 1 to {TRAY_SIZE} comma-separated piece ids, got {text!r}")
     return ids, canonical_ids(ids, "--tray")
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from solver.board import parse_board
 from solver.errors import RulesError
+from solver.level import PACK_FORMAT
 from solver.pieces import get_piece
 
 from .grade import GRADE_NAMES
@@ -225,7 +226,7 @@ def generate_pack(
     recipe = RECIPES[kind]
     options = _options(recipe, trays, difficulty)
     report.pack = {
-        "format": "tenfold.pack/1",
+        "format": PACK_FORMAT,
         "id": "-".join([kind, str(seed), *(o.replace(" ", "") for o in options)]),
         "title": {"sultan": "Sultan's Labyrinth", "halloween": "Halloween Challenge Campaign"}[kind]
         + f" ({', '.join([f'seed {seed}', *options])})",

@@ -14,7 +14,7 @@ from typing import Any
 
 from solver.bitboard import SIZE
 from solver.board import EMPTY, PUMPKIN, STONE, TILE
-from solver.level import Level
+from solver.level import LEVEL_FORMAT, Level
 from solver.pieces import get_piece
 
 TILE_PX = 32
@@ -40,14 +40,14 @@ def board_gids(level: Level) -> list[int]:
 def map_properties(level: Level, pack_id: str | None = None) -> list[tuple[str, str, Any]]:
     """(name, Tiled type, value) for each custom map property."""
     props: list[tuple[str, str, Any]] = [
-        ("format", "string", "tenfold.level/1"),
+        ("format", "string", LEVEL_FORMAT),
         ("level_id", "string", level.id),
         ("variant", "string", level.variant.name),
         ("mode", "string", level.mode),
         ("limit", "int", level.limit),
         ("tokens", "int", level.tokens),
         ("goals", "string", json.dumps(level.goals)),
-        ("trays", "string", json.dumps(spelled_trays(level))),
+        ("trays", "string", json.dumps(level.spelled_trays)),
     ]
     if pack_id is not None:
         props.append(("pack_id", "string", pack_id))
@@ -59,8 +59,7 @@ def map_properties(level: Level, pack_id: str | None = None) -> list[tuple[str, 
         if goal.get("place_all"):
             props.append(("goal_place_all", "bool", True))
     if level.reserve:
-        reserve = level.reserve if level.spelled is None else level.spelled[1]
-        props.append(("reserve", "string", json.dumps(reserve)))
+        props.append(("reserve", "string", json.dumps(level.spelled_reserve)))
     best = level.best or {}
     if best.get("score") is not None:
         props.append(("best_score", "int", best["score"]))
@@ -80,15 +79,11 @@ def map_properties(level: Level, pack_id: str | None = None) -> list[tuple[str, 
     return props
 
 
-def spelled_trays(level: Level) -> list[list[str]]:
-    """The trays as the level's file names their pieces (a mask stays a mask)."""
-    return level.trays if level.spelled is None else level.spelled[0]
-
 
 def tray_objects(level: Level) -> list[dict[str, Any]]:
     """One rectangle per tray piece: tray t, slot i, in a row per tray below the board."""
     objects = []
-    for t, tray in enumerate(spelled_trays(level)):
+    for t, tray in enumerate(level.spelled_trays):
         for i, pid in enumerate(tray):
             piece = get_piece(pid)
             objects.append({

@@ -103,6 +103,16 @@ class Level:
                 return False
         return True
 
+    @property
+    def spelled_trays(self) -> list[list[str]]:
+        """The trays as the level's file names their pieces (a mask stays a mask)."""
+        return self.trays if self.spelled is None else self.spelled[0]
+
+    @property
+    def spelled_reserve(self) -> list[str]:
+        """The reserve as the level's file names its pieces."""
+        return self.reserve if self.spelled is None else self.spelled[1]
+
     def to_json(self) -> dict[str, Any]:
         out = copy.deepcopy(self.raw)
         out.update(
@@ -112,14 +122,14 @@ class Level:
                 "variant": self.variant.name,
                 "mode": self.mode,
                 "board": self.board.rows(),
-                "trays": [list(t) for t in (self.trays if self.spelled is None else self.spelled[0])],
+                "trays": [list(t) for t in self.spelled_trays],
                 "limit": self.limit,
                 "tokens": self.tokens,
                 "goals": copy.deepcopy(self.goals),
             }
         )
         if self.reserve:
-            out["reserve"] = list(self.reserve if self.spelled is None else self.spelled[1])
+            out["reserve"] = list(self.spelled_reserve)
         if self.solution is not None:
             out["solution"] = self.moves_json(self.solution)
         if self.best is not None:
@@ -186,6 +196,16 @@ class Pack:
             if level.id == level_id:
                 return level
         raise FormatError(f"pack {self.id}: no level with id {level_id!r}")
+
+    @property
+    def spelled_trays(self) -> list[list[str]]:
+        """The trays as the level's file names their pieces (a mask stays a mask)."""
+        return self.trays if self.spelled is None else self.spelled[0]
+
+    @property
+    def spelled_reserve(self) -> list[str]:
+        """The reserve as the level's file names its pieces."""
+        return self.reserve if self.spelled is None else self.spelled[1]
 
     def to_json(self) -> dict[str, Any]:
         out = copy.deepcopy(self.raw)

@@ -97,6 +97,11 @@ class Variant:
             seen.extend(s for s in group if s not in seen)
         return tuple(seen)
 
+    def check_tokens(self, tokens: int | None, what: str) -> None:
+        """A ``RulesError`` naming ``what`` when tokens are asked of a variant that has none."""
+        if tokens and not self.token_kinds:
+            raise RulesError(f"{what}: variant {self.name} has no tokens, got {tokens}")
+
     def mode(self, name: str | None) -> Mode:
         key = self.default_mode if name is None else name
         if key not in self.modes:

@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 import export_fixtures as fx
 from cli.main import app
-from generator.tiled import spelled_trays
 from solver.level import parse_level, parse_level_or_pack, parse_pack, play_solution
 from solver.moves import parse_moves
 
@@ -90,7 +89,7 @@ def test_tiled_maps_load_in_pytiled_parser_cell_by_cell(any_pack_file, any_pack,
                 assert kinds[board.data[r][c]] == KIND_OF_CHAR[ch], (level.id, r, c)
         trays = next(layer for layer in tiled_map.layers if layer.name == "trays")
         pieces = [(o.properties["tray"], o.properties["slot"], o.name) for o in trays.tiled_objects]
-        assert pieces == [(t, i, p) for t, tray in enumerate(spelled_trays(level)) for i, p in enumerate(tray)]
+        assert pieces == [(t, i, p) for t, tray in enumerate(level.spelled_trays) for i, p in enumerate(tray)]
         props = tiled_map.properties
         assert props["limit"] == level.limit and props["tokens"] == level.tokens
         assert json.loads(props["goals"]) == level.goals
@@ -112,7 +111,7 @@ def test_tmx_loads_in_pytmx_cell_by_cell(any_pack_file, any_pack, tmp_path):
             for c, ch in enumerate(row):
                 assert tmx.get_tile_properties(c, r, layer_index)["kind"] == KIND_OF_CHAR[ch], (level.id, r, c)
         names = [o.name for o in tmx.get_layer_by_name("trays")]
-        assert names == [p for tray in spelled_trays(level) for p in tray]
+        assert names == [p for tray in level.spelled_trays for p in tray]
         assert tmx.properties["limit"] == level.limit
         if level.best:
             assert tmx.properties["best_score"] == level.best["score"]
