@@ -24,7 +24,7 @@ TILED_VERSION = "1.10"
 # Tile kinds in tileset order: local id i has gid FIRST_GID + i. Empty cells get a tile too.
 TILE_KINDS = (("empty", EMPTY), ("tile", TILE), ("stone", STONE), ("pumpkin", PUMPKIN))
 GID_OF_CHAR = {ch: FIRST_GID + i for i, (_, ch) in enumerate(TILE_KINDS)}
-PIECE_SLOT = 5  # tiles a tray slot spans, enough for the widest piece
+PIECE_SLOT = 5  # tiles a tray slot spans, enough for the widest canonical piece (slot_span: a level's own)
 TRAY_TOP = (SIZE + 1) * TILE_PX  # trays lie below the board
 
 
@@ -80,9 +80,16 @@ def map_properties(level: Level, pack_id: str | None = None) -> list[tuple[str, 
 
 
 
+def slot_span(level: Level) -> int:
+    """Tiles a tray slot spans: ``PIECE_SLOT``, or a level's own larger piece (a mask may be 10
+    wide), so no piece overlaps the next slot."""
+    return max([PIECE_SLOT] + [max(get_piece(p).width, get_piece(p).height) for tray in level.trays for p in tray])
+
+
 def tray_objects(level: Level) -> list[dict[str, Any]]:
     """One rectangle per tray piece: tray t, slot i, in a row per tray below the board."""
     objects = []
+    span = slot_span(level)
     for t, tray in enumerate(level.spelled_trays):
         for i, pid in enumerate(tray):
             piece = get_piece(pid)
@@ -90,8 +97,8 @@ def tray_objects(level: Level) -> list[dict[str, Any]]:
                 "id": len(objects) + 1,
                 "name": pid,
                 "type": "piece",
-                "x": i * (PIECE_SLOT + 1) * TILE_PX,
-                "y": TRAY_TOP + t * (PIECE_SLOT + 1) * TILE_PX,
+                "x": i * (span + 1) * TILE_PX,
+                "y": TRAY_TOP + t * (span + 1) * TILE_PX,
                 "width": piece.width * TILE_PX,
                 "height": piece.height * TILE_PX,
                 "properties": [("tray", "int", t), ("slot", "int", i), ("piece", "string", pid),

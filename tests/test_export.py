@@ -257,3 +257,16 @@ def test_tiled_maps_name_pieces_as_the_level_does_and_keep_its_grade(tmp_path, f
     assert [o.name for o in objects] == data["trays"][0] == [o.properties["piece"] for o in objects]
     level = parse_level(data)
     assert play_solution(level, parse_moves(json.loads(props["solution"]))).ok
+
+
+def test_tray_slots_fit_a_levels_own_wide_pieces():
+    """A mask may be 10 cells wide: the Tiled tray objects of one tray never overlap."""
+    from generator.tiled import tray_objects
+
+    data = {"format": "tenfold.level/1", "id": "wide", "variant": "halloween", "mode": "campaign",
+            "board": ["." * 10] * 10, "trays": [["#" * 10, "3x3", "#/#/#/#/#/#/#"]], "goals": [{"score": 1}]}
+    objects = tray_objects(parse_level(data))
+    spans = sorted((o["x"], o["x"] + o["width"]) for o in objects)
+    assert all(right <= left for (_, right), (left, _) in zip(spans, spans[1:])), spans
+    tops = sorted((o["y"], o["y"] + o["height"]) for o in objects)
+    assert len({top for top, _ in tops}) == 1  # one tray, one row
