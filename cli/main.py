@@ -14,7 +14,7 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
 
 from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
-from cli import ten
+from cli import ten_cmds
 
 
 class OneLineErrors(TyperGroup):
@@ -53,7 +53,7 @@ app = typer.Typer(
 )
 
 game_cmds.register(app)
-app.add_typer(ten.app, name="ten")
+app.add_typer(ten_cmds.app, name="ten")
 tray_cmd.register(app)
 campaign_cmds.register(app)
 generate_cmd.register(app)
