@@ -197,16 +197,6 @@ class Pack:
                 return level
         raise FormatError(f"pack {self.id}: no level with id {level_id!r}")
 
-    @property
-    def spelled_trays(self) -> list[list[str]]:
-        """The trays as the level's file names their pieces (a mask stays a mask)."""
-        return self.trays if self.spelled is None else self.spelled[0]
-
-    @property
-    def spelled_reserve(self) -> list[str]:
-        """The reserve as the level's file names its pieces."""
-        return self.reserve if self.spelled is None else self.spelled[1]
-
     def to_json(self) -> dict[str, Any]:
         out = copy.deepcopy(self.raw)
         out.update(
