@@ -196,28 +196,7 @@ def _new_file_mode(path: Path) -> int:
 def progress(iterable=None, length: int | None = None, label: str = ""):
     """A progress bar on stderr; off a terminal (a pipe, a log file) nothing at all, where typer's
     bar would still print its label."""
-    if not _terminal():
-        return _NoBar(iterable)
-    return typer.progressbar(iterable, length=length, label=label, file=sys.stderr)
-
-
-class _NoBar:
-    """What ``progress`` gives off a terminal: the iterable and an ``update`` that does nothing."""
-
-    def __init__(self, iterable) -> None:
-        self.iterable = iterable
-
-    def __enter__(self) -> "_NoBar":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-    def __iter__(self):
-        return iter(self.iterable)
-
-    def update(self, steps: int) -> None:
-        pass
+    return typer.progressbar(iterable, length=length, label=label, file=sys.stderr, hidden=not _terminal())
 
 
 class SearchStatus:

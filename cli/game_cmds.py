@@ -99,7 +99,6 @@ def play(
         game = Game.dealt(variant, script, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
         result = play_game(game, _policy(policy, time_limit, seed), trays, on_tray=lambda g: bar.update(1))
-    rank = variant.rank(result.score) if hasattr(variant, "rank") else None
     if json_out:  # the shape issue #8 fixed
         emit_json({"score": result.score, "trays": result.trays, "over": result.over,
                    "ms_per_tray": round(result.ms_per_tray, 3)})
@@ -108,8 +107,8 @@ def play(
     typer.echo(f"score: {result.score}"
                + (f" (tokens left: {result.game.tokens}, their bonus included)" if variant.token_bonus else ""))
     typer.echo(f"trays survived: {result.trays}{' (game over)' if result.over else ''}")
-    if rank is not None:
-        typer.echo(f"rank: {rank}")
+    if hasattr(variant, "rank"):
+        typer.echo(f"rank: {variant.rank(result.score)}")
 
 
 def _policy(name: str, time_limit: float, seed: int):

@@ -32,8 +32,6 @@ def generate(
     """Generate a pack; every level's solution and best score are proven by the solver."""
     if out.is_dir():  # found now, not after the whole run
         raise FormatError(f"--out: {out} is a folder; expected the pack's file name")
-    if trays is None:
-        trays = RECIPES[kind].default_trays if kind in RECIPES else 1  # an unknown kind is refused next
     with searching("generating", status=False) as interrupt, \
             progress(length=count, label=f"{kind} levels") as bar:
         shown = [0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from solver.bitboard import SIZE, bb_cell
 from solver.board import Board
 from solver.level import Level
-from solver.pieces import get_piece
+from solver.pieces import get_piece, largest_side
 
 from .canvas import Rect, Scene, Text
 from .frames import Frame, solution_frames
@@ -64,7 +64,7 @@ def piece_scene(piece_id: str, cell: int) -> Scene:
 def trays_scene(trays: list[list[str]], width: int) -> Scene:
     """Trays as boxes of up to 3 pieces, wrapped to ``width``; a slot is 5 cells square, or as
     wide and tall as a level's own larger piece (a mask may be 10 cells)."""
-    span = max([5] + [max(get_piece(p).width, get_piece(p).height) for tray in trays for p in tray])
+    span = max(5, largest_side(p for tray in trays for p in tray))
     slot = span * TRAY_CELL + 8
     box_w, box_h = 3 * slot + 8, slot + 22
     per_row = max(1, (width + 8) // (box_w + 8))

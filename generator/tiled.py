@@ -15,7 +15,7 @@ from typing import Any
 from solver.bitboard import SIZE
 from solver.board import EMPTY, PUMPKIN, STONE, TILE
 from solver.level import LEVEL_FORMAT, Level
-from solver.pieces import get_piece
+from solver.pieces import get_piece, largest_side
 
 TILE_PX = 32
 FIRST_GID = 1
@@ -83,7 +83,7 @@ def map_properties(level: Level, pack_id: str | None = None) -> list[tuple[str, 
 def slot_span(level: Level) -> int:
     """Tiles a tray slot spans: ``PIECE_SLOT``, or a level's own larger piece (a mask may be 10
     wide), so no piece overlaps the next slot."""
-    return max([PIECE_SLOT] + [max(get_piece(p).width, get_piece(p).height) for tray in level.trays for p in tray])
+    return max(PIECE_SLOT, largest_side(p for tray in level.trays for p in tray))
 
 
 def tray_objects(level: Level) -> list[dict[str, Any]]:

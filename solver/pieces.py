@@ -132,6 +132,12 @@ def _get_piece(piece_id: str) -> Piece:
     raise RulesError(f"unknown piece id {clipped(repr(piece_id))} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
 
 
+def largest_side(ids) -> int:
+    """The longest side, in cells, of any of these pieces (0 for none): what a slot that shows
+    each of them must span."""
+    return max((max(get_piece(p).width, get_piece(p).height) for p in ids), default=0)
+
+
 def canonical_ids(ids: list[str], label: str) -> list[str]:
     """The canonical ids of ``ids`` (as a tray or a list names pieces); an unknown one is a
     ``TenfoldError`` (of the same kind) naming its place, ``label[i]``."""
