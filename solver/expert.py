@@ -559,6 +559,6 @@ def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: in
         "tokens_used": tokens - game.tokens,
         "end_states": last.end_states if last else 0,
         "lookahead_rounds": last.rounds if last else 0,
-        "value": round(last.value, 6) if last else None,  # 126.8, not 126.80000000000001
+        "value": round(last.value, 6) if last and last.value is not None else None,  # 126.8, not 126.80000000000001
         "ms": round(1000 * (time.perf_counter() - start), 1),
     }

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import combinations
 
 from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells, cell_row, cell_col
 from .board import Board
@@ -311,6 +312,139 @@ class TraySearch:
                 return used, plan
         return None
 
+    def best_rescue(self, pieces: list[str] | tuple[str, ...], tokens: int) -> tuple[int, int, list[Move]] | None:
+        """(tokens spent, points, plan): among the plans spending the fewest tokens that make the
+        tray placeable, one with the most points; None if ``tokens`` are not enough.
+
+        ``rescue`` finds the fewest tokens; a branch-and-bound then searches every plan spending
+        that many, its first plan's points as the floor. A rotation only matters to the
+        placement of its piece, so rotations are chosen up front (every way to turn pieces within
+        the budget); a removal may come before any placement, of any ordinary tile. Removals only
+        empty cells, so the clear bound of a board holds for the boards its removals lead to.
+        Placing all the pieces with tokens unspent cannot happen: fewer tokens would have done.
+        """
+        found = self.rescue(pieces, tokens)
+        if found is None:
+            return None
+        used, first = found
+        if used == 0:
+            return None  # the tray fits without tokens: not a rescue
+        self._rescue_best = (plan_points(self.variant, self.board, list(pieces), first, self.streak), first)
+        self._rescue_tt: dict = {}
+        ids = tuple(sorted(get_piece(p).id for p in pieces))
+        s = self.streak
+        for turns, lead in self._turnings(ids, used):
+            self._search_rescue(self.board.filled, turns, used - len(lead), s.run, s.turn_cleared, 0,
+                                list(lead), self.full_scan)
+        points, plan = self._rescue_best
+        return used, points, plan
+
+    def _turnings(self, pieces: tuple[str, ...], budget: int):
+        """(the pieces as turned, the rotate tokens turning them) for every way to turn at most
+        ``budget`` of them, each once (one token turns a piece any way); no turns first."""
+        if "rotate" not in self.variant.token_kinds:
+            yield pieces, []
+            return
+
+        def ways(i: int, left: int):
+            if i == len(pieces):
+                yield (), []
+                return
+            piece = pieces[i]
+            options = [(piece, None)]
+            if left:
+                seen = {piece}
+                for t in (1, 2, 3):
+                    turned = rotate_cw(get_piece(piece), t).id
+                    if turned not in seen:
+                        seen.add(turned)
+                        options.append((turned, TokenUse("rotate", piece=piece, turns=t)))
+            for shape, token in options:
+                for rest, tokens in ways(i + 1, left - (token is not None)):
+                    yield (shape,) + rest, ([token] if token else []) + tokens
+
+        seen_multisets = set()
+        for shapes, lead in ways(0, budget):
+            key = tuple(sorted(shapes))
+            if (key, len(lead)) in seen_multisets:
+                continue
+            seen_multisets.add((key, len(lead)))
+            yield key, lead
+
+    def _search_rescue(self, filled, pieces, tokens, run, turn_cleared, points, plan, full_scan):
+        """Branch-and-bound over rescue plans spending exactly ``tokens`` more.
+
+        In a plan with the fewest tokens every removal matters to some placement: the placement
+        covers its cell, or would complete a zone through it (else keeping the tile plays the
+        same game with a token fewer). Until that placement the tile changes nothing, so each
+        removal is searched just before it: the tiles under the spot, then tiles stopping zones
+        it would complete (each stopping one the others do not; as the campaign search does).
+        """
+        self.nodes += 1
+        cells = sum(get_piece(p).size for p in pieces)
+        bound = points + cells * self.variant.cell_points + self._clear_bound(filled, pieces, run, turn_cleared,
+                                                                            full_scan)
+        if bound <= self._rescue_best[0]:
+            return
+        if not pieces:
+            if self.variant.flow_bonus and turn_cleared and self.streak.prev_turn_cleared:
+                points += self.variant.flow_bonus
+            if points > self._rescue_best[0]:
+                self._rescue_best = (points, list(plan))
+            return
+        if tokens == 0:
+            board = Board(filled, self.stones, self.board.pumpkins & filled)
+            found = best_plan(self.variant, board, pieces, Streak(run, turn_cleared, self.streak.prev_turn_cleared))
+            if found is not None and points + found[0] > self._rescue_best[0]:
+                self._rescue_best = (points + found[0], plan + list(found[1]))
+            return
+        key = (filled, pieces, tokens, self._run_key(run), turn_cleared)
+        seen = self._rescue_tt.get(key)
+        if seen is not None and seen >= points:
+            return
+        self._rescue_tt[key] = points
+        occupied = filled | self.stones
+        for i, piece in enumerate(pieces):
+            if piece in pieces[:i]:
+                continue
+            rest = pieces[:i] + pieces[i + 1:]
+            for spot in placements(piece):
+                blocked = spot.mask & occupied
+                if blocked & self.stones or blocked.bit_count() > tokens:
+                    continue
+                spent = blocked.bit_count()
+                lead = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(blocked)]
+                base = filled & ~blocked
+                for stopped in self._stoppers(base, spot.mask, tokens - spent, full_scan):
+                    used = spent + stopped.bit_count()
+                    if tokens - used and not rest:
+                        continue
+                    moves = lead + [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(stopped)]
+                    after, gained, cleared = self._step(base & ~stopped, spot, run, full_scan)
+                    plan.extend(moves)
+                    plan.append(Placement(spot.piece, spot.row, spot.col))
+                    self._search_rescue(after, rest, tokens - used, run + 1 if cleared else 0,
+                                        turn_cleared or cleared, points + gained, plan, False)
+                    del plan[len(plan) - len(moves) - 1:]
+
+    def _stoppers(self, filled: Bitboard, mask: Bitboard, budget: int, full_scan: bool):
+        """The sets of tiles (at most ``budget``) whose removal stops zones that placing ``mask``
+        would complete, each tile stopping a zone the others do not; the empty set first."""
+        yield 0
+        if not budget:
+            return
+        occupied = filled | self.stones | mask
+        zones = self.variant.zones if full_scan else [z for z, _ in self.variant.zones_touching(mask)]
+        completed = [z for z in zones if occupied & z == z and z & ~self.stones]
+        if not completed:
+            return
+        cells = [c for c in scan_cells(filled & ~mask) if any(z >> c & 1 for z in completed)]
+        for size in range(1, budget + 1):
+            for chosen in combinations(cells, size):
+                if all(any(z >> c & 1 and not any(z >> o & 1 for o in chosen if o != c) for z in completed)
+                       for c in chosen):
+                    yield sum(1 << c for c in chosen)
+
     def _rescue(self, filled, pieces, tokens, kinds, full_scan, memo):
         if tokens == 0:
             plan = self._place_all(filled, tuple(sorted(pieces, key=_difficulty)), full_scan)
@@ -436,19 +570,21 @@ def analyse_tray(
         score, plan = best
         return TrayAnswer(True, score, list(plan), search.safe_moves(pieces), 0, search.nodes)
     if tokens > 0:
-        rescued = search.rescue(pieces, tokens)
+        rescued = search.best_rescue(pieces, tokens)
         if rescued is not None:
-            used, plan = rescued
-            return TrayAnswer(True, plan_points(variant, board, pieces, plan, streak), plan, [], used, search.nodes)
+            used, points, plan = rescued
+            return TrayAnswer(True, points, plan, [], used, search.nodes)
     return TrayAnswer(False, None, None, [], 0, search.nodes)
 
 
-def plan_points(variant: Variant, board: Board, pieces: list[str], plan: list[Move], streak: int = 0) -> int:
+def plan_points(variant: Variant, board: Board, pieces: list[str], plan: list[Move],
+                streak: int | Streak = 0) -> int:
     """Replay a tray plan through the one move applier and return the points it gains."""
     from .engine import Game
 
     tokens = sum(isinstance(m, TokenUse) for m in plan)
-    game = Game(variant, board, Streak.carried_in(streak), tokens, list(pieces))
+    state = Streak.carried_in(streak) if isinstance(streak, int) else streak
+    game = Game(variant, board, state, tokens, list(pieces))
     for move in plan:
         game.apply(move)
     return game.score

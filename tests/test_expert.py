@@ -483,3 +483,30 @@ def test_first_use_loading_is_not_charged_to_the_time_limit(monkeypatch):
     calls.clear()
     decision = decide()
     assert len(calls) >= 2 and decision.rounds == 2
+
+
+def test_expert_hint_on_a_tray_that_does_not_fit_says_so():
+    """The expert's hint agrees with ``tenfold tray`` on placeability, also where nothing fits
+    (it used to crash there), through the CLI in JSON and in text."""
+    from solver.tray import analyse_tray
+    from test_tray_rescue import crowded
+
+    runner = CliRunner()
+    rng = random.Random("expert-stuck")
+    stuck = 0
+    for name in ("halloween", "arabic", "sudoku"):
+        variant = VARIANTS[name]
+        for _ in range(8):
+            board, pieces = crowded(variant, rng)
+            answer = hint(variant, board, pieces, time_limit=0.05)
+            assert answer["placeable"] == analyse_tray(variant, board, pieces).placeable
+            if not answer["placeable"]:
+                assert answer["plan"] is None and answer["best_score"] is None and answer["value"] is None
+                stuck += 1
+    assert stuck >= 5
+    full = "/".join(["#" * 10] * 9 + ["#" * 9 + "."])
+    for extra in ([], ["--json"]):
+        out = runner.invoke(app, ["hint", "--rules", "halloween", "--board", full, "--tray", "2x1",
+                                  "--policy", "expert", "--time-limit", "0.05"] + extra)
+        assert out.exit_code == 0, out.output
+        assert ("not placeable" in out.output) if not extra else json.loads(out.output)["placeable"] is False
