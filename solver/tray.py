@@ -382,8 +382,8 @@ class TraySearch:
         """
         self.nodes += 1
         cells = sum(get_piece(p).size for p in pieces)
-        bound = points + cells * self.variant.cell_points + self._clear_bound(filled, pieces, run, turn_cleared,
-                                                                            full_scan)
+        clears = self._clear_bound(filled, pieces, run, turn_cleared, full_scan)
+        bound = points + cells * self.variant.cell_points + clears
         if bound <= self._rescue_best[0]:
             return
         if not pieces:
