@@ -19,10 +19,10 @@ from typing import Any, Callable, TextIO
 import typer
 
 from solver import watch
-from solver.board import Board, parse_board
+from solver.board import SIZE, Board, parse_board
 from solver.errors import FormatError, RulesError, TenfoldError
 from solver.jsontext import load_json
-from solver.variants import Variant, find_variant
+from solver.variants import Mode, Variant, find_variant
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
@@ -119,8 +119,11 @@ def refuse_missing_path(value: str, what: str) -> None:
 
 def board_arg(value: str | None, what: str = "--board") -> Board:
     """Inline one-line board text, or a file holding board text; default empty."""
-    if value is None or value == "":
+    if value is None:
         return Board()
+    if not value.strip():
+        raise FormatError(f"{what}: empty; expected {SIZE} rows of {SIZE} characters "
+                          "(leave the option out for an empty board)")
     if value != "-":
         refuse_missing_path(value, what)
     if "/" in value and not Path(value).is_file():
@@ -128,6 +131,14 @@ def board_arg(value: str | None, what: str = "--board") -> Board:
     if Path(value).is_file() or value == "-":
         return parse_board(read_text_arg(value, what), what)
     return parse_board(value, what)
+
+
+def mode_arg(variant: Variant, name: str | None) -> Mode:
+    """``--mode``: one of the variant's modes (None: its default)."""
+    try:
+        return variant.mode(name)
+    except RulesError as err:
+        raise RulesError(f"--mode: {err}") from None
 
 
 def variant_arg(name: str) -> Variant:

@@ -13,6 +13,7 @@ from cli.common import (
     board_arg,
     cli_errors,
     emit_json,
+    mode_arg,
     progress,
     read_json_arg,
     read_text_arg,
@@ -50,7 +51,7 @@ def replay(
     start = board_arg(board)
     move_list = parse_moves(read_json_arg(moves, "--moves"), "--moves")
     game = Game(variant, start, Streak.carried_in(streak),
-                tokens if tokens is not None else variant.mode(mode).tokens)
+                tokens if tokens is not None else mode_arg(variant, mode).tokens)
     for i, move in enumerate(move_list):
         try:
             game.apply(move)
@@ -88,7 +89,7 @@ def play(
     variant = variant_arg(rules)
     if policy not in POLICIES:
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
-    game_mode = variant.mode(mode)
+    game_mode = mode_arg(variant, mode)
     start = board_arg(board) if board else mode_start_board(game_mode, seed)
     if deals is None:
         game = new_random_game(variant, seed, start, game_mode.tokens)

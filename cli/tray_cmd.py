@@ -33,7 +33,10 @@ MethodOpt = Annotated[str, typer.Option(help="search or cpsat")]
 def parse_tray(text: str) -> tuple[list[str], list[str]]:
     """The tray's piece ids as given, and their canonical ids (what the solvers take; answers
     name the pieces as given, ``tray_json``)."""
-    ids = [p.strip() for p in text.split(",") if p.strip()]
+    ids = [p.strip() for p in text.split(",")]
+    if "" in ids and text.strip():
+        raise RulesError(f"--tray[{ids.index('')}]: empty piece id in {text!r} (a stray comma?)")
+    ids = [p for p in ids if p]
     if not 1 <= len(ids) <= TRAY_SIZE:
         raise RulesError(f"--tray: expected 1 to {TRAY_SIZE} comma-separated piece ids, got {text!r}")
     return ids, canonical_ids(ids, "--tray")

@@ -129,7 +129,7 @@ def cpsat_answer(
         raise RulesError(f"CP-SAT found no proven answer within {time_limit} s; try --method search")
     if not result.placeable:
         if tokens > 0:
-            raise RulesError("the tray does not fit and --method cpsat does not model token rescues; "
+            raise RulesError("--tokens: the tray does not fit, and --method cpsat does not model token rescues; "
                              "use --method search")
         return TrayAnswer(False, None, None)
     safe = cpsat_safe_moves(variant, board, pieces, time_limit)

@@ -307,6 +307,23 @@ def test_token_and_streak_counts_are_in_range(tmp_path, option, value):
     assert_bad_input(replay(tmp_path, ONE, option, value), option, "0 to 1,000", value)
 
 
+@pytest.mark.parametrize("tray, slot", [("1x1,,2x2", "--tray[1]"), (",1x1", "--tray[0]"), ("1x1,", "--tray[1]")])
+def test_a_stray_comma_in_the_tray_is_named(tray, slot):
+    """An empty piece id is refused, not dropped: '1x1,,2x2' is more likely a typo than a
+    tray of two."""
+    for command in ("tray", "hint"):
+        result = runner.invoke(app, [command, "--rules", "arabic", "--tray", tray])
+        assert_bad_input(result, slot, "empty piece id", repr(tray))
+
+
+def test_an_empty_board_option_and_an_unknown_mode_are_named(tmp_path):
+    assert_bad_input(runner.invoke(app, ["tray", "--rules", "arabic", "--tray", "1x1", "--board", ""]),
+                     "--board", "empty", "10 rows")
+    assert_bad_input(runner.invoke(app, ["play", "--rules", "arabic", "--seed", "1", "--mode", "nosuch"]),
+                     "--mode", "'nosuch'", "sultan")
+    assert_bad_input(replay(tmp_path, ONE, "--mode", "nosuch", rules="arabic"), "--mode", "'nosuch'")
+
+
 def test_show_names_a_missing_file_or_a_folder(tmp_path):
     assert_bad_input(runner.invoke(app, ["show", str(tmp_path / "missing-level.json")]), "no such file",
                      "missing-level.json")
