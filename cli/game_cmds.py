@@ -34,7 +34,6 @@ from solver.policy import POLICIES
 from solver.selfplay import mode_start_board, new_random_game, play_game
 
 
-
 @cli_errors
 def replay(
     rules: RulesOpt,
