@@ -59,15 +59,14 @@ def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
 
 def _check_proven(verdict: Verdict, best: dict, answer: CampaignAnswer) -> None:
     """The claim against the proven best score."""
-    claimed, proof = best.get("score"), best.get("proof")
+    claimed, proof, bound = best.get("score"), best.get("proof"), best.get("bound")
     if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and claimed != answer.best_score:
         verdict.problems.append(f"best.score: claimed {claimed} ({proof}), the search proves {answer.best_score}")
-    elif proof == PROOF_BOUND:
-        bound = best.get("bound")
-        if claimed is not None and (answer.best_score is None or claimed > answer.best_score):
-            verdict.problems.append(f"best.score: {claimed} is not reachable (proven best {answer.best_score})")
-        if bound is not None and answer.best_score is not None and bound < answer.best_score:
-            verdict.problems.append(f"best.bound: {bound} is below the proven best {answer.best_score}")
+    elif proof == PROOF_BOUND and claimed is not None and (answer.best_score is None or claimed > answer.best_score):
+        verdict.problems.append(f"best.score: {claimed} is not reachable (proven best {answer.best_score})")
+    # whatever the proof, a bound says nothing scores more: false below a line's score
+    if bound is not None and answer.best_score is not None and bound < answer.best_score:
+        verdict.problems.append(f"best.bound: {bound} is below the proven best {answer.best_score}")
     if not verdict.problems:
         verdict.notes.append(f"best {answer.best_score} proven ({answer.nodes} nodes, {answer.seconds:.2f}s)")
 
@@ -84,7 +83,7 @@ def _check_unproven(verdict: Verdict, best: dict, answer: CampaignAnswer, time_l
     if found is not None:
         if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and (claimed is None or found > claimed):
             verdict.problems.append(f"best.score: claimed {claimed} ({proof}), a line scores {found}")
-        if proof == PROOF_BOUND and claimed_bound is not None and claimed_bound < found:
+        if claimed_bound is not None and claimed_bound < found:
             verdict.problems.append(f"best.bound: {claimed_bound} is below a line's score {found}")
     if len(verdict.problems) > problems:
         return

@@ -182,6 +182,23 @@ def test_cli_verify_best_one_too_high(tmp_path):
     assert "best.score" in result.output
 
 
+def test_cli_verify_a_bound_below_the_best_whatever_the_proof(tmp_path):
+    """A bound says no line scores more: one below a reachable score is false, also beside a
+    right optimal score (a reviewer's case passed as ok) and against a search cut short."""
+    for proof in ("optimal", "bound"):
+        result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(best={"score": 11, "proof": proof,
+                                                                                   "bound": 10}))])
+        assert result.exit_code == 1, result.output
+        assert result.stdout.startswith("FAIL ") and "best.bound: 10 is below the proven best 11" in result.stdout
+    data = open_level_data()
+    cut = solve_level(parse_level(data), time_limit=3600, node_limit=20000)
+    assert not cut.complete and cut.best_score is not None
+    line = [m.to_json() for m in cut.best_line]
+    best = {"score": cut.best_score, "proof": "optimal", "bound": cut.best_score - 1}
+    verdict = verify_level(parse_level({**data, "best": best, "solution": line}), time_limit=0.3)
+    assert verdict.status == "fail" and "best.bound" in verdict.line()
+
+
 def test_cli_verify_illegal_move(tmp_path):
     result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(solution=[{"piece": "1x1", "row": 0, "col": 0}]))])
     assert result.exit_code == 1
