@@ -30,7 +30,7 @@ from .bounds import clear_points_bound, reachable_pieces
 from .engine import has_complete_zone, placement_points, settle
 from .level import Level, play_solution
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse
-from .pieces import get_piece, placements, rotate_cw
+from .pieces import get_piece, placements, turned_shapes
 
 PROOF_OPTIMAL = "optimal"
 PROOF_BOUND = "bound"
@@ -338,14 +338,7 @@ class CampaignSearch:
         plain_free = ends and not (self._full_scan and s.placed == 0)
         for piece in dict.fromkeys(s.tray):
             skip_plain = plain_free and self._has_free_plain_spot(piece, occupied)
-            shapes = [(piece, 0)]
-            if can_rotate:
-                seen = {piece}
-                for turns in (1, 2, 3):
-                    turned = rotate_cw(get_piece(piece), turns).id
-                    if turned not in seen:
-                        seen.add(turned)
-                        shapes.append((turned, turns))
+            shapes = [(piece, 0)] + (list(turned_shapes(piece)) if can_rotate else [])
             i = s.tray.index(piece)
             for shape, turns in shapes:
                 rot_cost = 1 if turns else 0

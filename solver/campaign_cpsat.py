@@ -36,7 +36,7 @@ from .engine import has_complete_zone
 from .errors import RulesError
 from .level import Level, play_solution
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse
-from .pieces import Spot, get_piece, placements, rotate_cw
+from .pieces import Spot, get_piece, placements, rotate_cw, turned_shapes
 from .tray_cpsat import SEED
 
 
@@ -159,12 +159,7 @@ class _CampaignModel:
             for pid in dict.fromkeys(tray):
                 opts.append(_Option(pid, pid))
                 if "rotate" in kinds:
-                    seen = {pid}
-                    for turns in (1, 2, 3):
-                        shape = rotate_cw(get_piece(pid), turns).id
-                        if shape not in seen:
-                            seen.add(shape)
-                            opts.append(_Option(pid, shape, turns))
+                    opts.extend(_Option(pid, shape, turns) for shape, turns in turned_shapes(pid))
             options.append(opts)
 
         # Most cells placed by the end of step t: earlier trays whole, the largest of the current.

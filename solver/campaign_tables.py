@@ -12,7 +12,7 @@ from .bounds import (_families, add_events, completions_bound, event_costs, even
                      paying_zones, reachable_pieces, zones_per_piece)
 from .enumerate_jit import split, zone_tables
 from .level import Level
-from .pieces import get_piece, placements, rotate_cw
+from .pieces import get_piece, placements, turned_shapes
 
 
 _EVENT_ENTRIES = 1 << 22  # the emptied-budget tables' size cap (int32 entries)
@@ -25,7 +25,7 @@ class _Tables:
         variant = level.variant
         trays = [tuple(sorted(t)) for t in level.trays]
         pieces = {p for t in trays for p in t}
-        turned = {p: _turns(p) for p in pieces} if level.tokens and "rotate" in variant.token_kinds else {}
+        turned = {p: list(turned_shapes(p)) for p in pieces} if level.tokens and "rotate" in variant.token_kinds else {}
         ids = sorted(pieces | {q for shapes in turned.values() for q, _ in shapes})
         self.ids = ids
         index = {p: i for i, p in enumerate(ids)}
@@ -216,15 +216,3 @@ def _events_grid(variant, stones: int, caps: tuple[int, ...], c_max: int, e_max:
         return np.zeros((c_max + 1, e_max + 1), np.int64)
     return add_events(_events_grid(variant, stones, caps[:-1], c_max, e_max), caps[-1],
                       event_costs(variant, stones))
-
-
-def _turns(piece_id: str) -> list[tuple[str, int]]:
-    """The shapes other than its own that turning the piece gives, with the turns (first found)."""
-    seen = {piece_id}
-    out = []
-    for turns in (1, 2, 3):
-        shape = rotate_cw(get_piece(piece_id), turns).id
-        if shape not in seen:
-            seen.add(shape)
-            out.append((shape, turns))
-    return out

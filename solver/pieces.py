@@ -161,6 +161,20 @@ def rotate_cw(piece: Piece, turns: int = 1) -> Piece:
     return get_piece(_make("", cells).mask_text)
 
 
+@lru_cache(maxsize=None)
+def turned_shapes(piece_id: str) -> tuple[tuple[str, int], ...]:
+    """The shapes other than its own that turning the piece gives, each with the fewest
+    clockwise quarter turns that give it."""
+    seen = {piece_id}
+    out = []
+    for turns in (1, 2, 3):
+        shape = rotate_cw(get_piece(piece_id), turns).id
+        if shape not in seen:
+            seen.add(shape)
+            out.append((shape, turns))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Spot:
     piece: PieceId

@@ -25,7 +25,7 @@ from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells, cell_row, ce
 from .board import Board
 from .engine import Streak, has_complete_zone, placement_points, settle
 from .moves import Move, Placement, TokenUse
-from .pieces import Spot, get_piece, placements, rotate_cw
+from .pieces import Spot, get_piece, placements, rotate_cw, turned_shapes
 from .variants import Variant
 
 
@@ -81,10 +81,7 @@ class TraySearch:
     def _fits(self, filled: Bitboard, pieces: tuple[str, ...]):
         """(piece, the pieces left, spot) for each distinct piece and each spot where it fits."""
         occupied = filled | self.stones
-        for i, piece in enumerate(pieces):
-            if piece in pieces[:i]:
-                continue
-            rest = pieces[:i] + pieces[i + 1:]
+        for piece, rest in _choices(pieces):
             for spot in placements(piece):
                 if not spot.mask & occupied:
                     yield piece, rest, spot
@@ -353,12 +350,7 @@ class TraySearch:
             piece = pieces[i]
             options = [(piece, None)]
             if left:
-                seen = {piece}
-                for t in (1, 2, 3):
-                    turned = rotate_cw(get_piece(piece), t).id
-                    if turned not in seen:
-                        seen.add(turned)
-                        options.append((turned, TokenUse("rotate", piece=piece, turns=t)))
+                options += [(shape, TokenUse("rotate", piece=piece, turns=t)) for shape, t in turned_shapes(piece)]
             for shape, token in options:
                 for rest, tokens in ways(i + 1, left - (token is not None)):
                     yield (shape,) + rest, ([token] if token else []) + tokens
@@ -404,10 +396,7 @@ class TraySearch:
             return
         self._rescue_tt[key] = points
         occupied = filled | self.stones
-        for i, piece in enumerate(pieces):
-            if piece in pieces[:i]:
-                continue
-            rest = pieces[:i] + pieces[i + 1:]
+        for piece, rest in _choices(pieces):
             for spot in placements(piece):
                 blocked = spot.mask & occupied
                 if blocked & self.stones or blocked.bit_count() > tokens:
@@ -494,6 +483,13 @@ class TraySearch:
                     break
         memo[key] = result
         return result
+
+
+def _choices(pieces: tuple[str, ...]):
+    """(piece, the pieces left) for each distinct piece: equal pieces are one choice."""
+    for i, piece in enumerate(pieces):
+        if piece not in pieces[:i]:
+            yield piece, pieces[:i] + pieces[i + 1:]
 
 
 @lru_cache(maxsize=None)
