@@ -28,7 +28,7 @@ from . import watch
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .bounds import clear_points_bound, reachable_pieces
 from .engine import has_complete_zone, placement_points, settle
-from .level import Level, play_solution
+from .level import Level, play_solution, removals_before_last_placement
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse
 from .pieces import get_piece, placements, turned_shapes
 
@@ -61,6 +61,12 @@ class CampaignAnswer:
     nodes: int = 0
     seconds: float = 0.0
     complete: bool = True  # the search finished inside its budget
+
+    def __post_init__(self) -> None:
+        if self.solution is not None:
+            self.solution = removals_before_last_placement(self.solution)
+        if self.best_line is not None:
+            self.best_line = removals_before_last_placement(self.best_line)
 
     def to_json(self, level: Level | None = None) -> dict:
         """With ``level``, the solution names its pieces as the level's file does."""

@@ -18,7 +18,7 @@ from .board import Board, parse_board
 from .deals import ScriptedDeals
 from .engine import Game, Streak
 from .errors import FormatError, TenfoldError, clipped
-from .moves import Move, Placement, parse_moves
+from .moves import Move, Placement, TokenUse, parse_moves
 from .pieces import canonical_ids
 from .spelling import SpelledDeals, spell_moves
 from .variants import Variant, find_variant
@@ -245,6 +245,25 @@ class Replay:
     placements: int
     problem: str = ""
     game: Game | None = None
+
+
+def removals_before_last_placement(moves: list[Move]) -> list[Move]:
+    """The line with the removals that follow its last placement moved just before it.
+
+    The searches may end a line by removing the pumpkins left (``CampaignSearch._offer``);
+    after the last tray's last piece a reader may hold the game over, so lines are written
+    with those removals first. It is the same game: a tile still there after the last
+    placement lies in no zone that placement completes and under none of its cells, so
+    emptying it first changes neither the placement nor its clears, and the tray then still
+    holds the piece a removal may need.
+    """
+    last = max((i for i, m in enumerate(moves) if isinstance(m, Placement)), default=None)
+    if last is None or last == len(moves) - 1:
+        return moves
+    tail = moves[last + 1:]
+    if not all(isinstance(m, TokenUse) and m.token == "remove" for m in tail):
+        return moves
+    return moves[:last] + tail + [moves[last]]
 
 
 def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -> Replay:

@@ -117,3 +117,32 @@ def test_token_placements_lose_nothing(variant_name):
             assert CampaignSearch(level).start_bound() >= best, f"seed {seed}"
         checked += answer.best_score is not None
     assert checked >= len(TINY_SEEDS) // 2  # most tiny levels have a winning line
+
+
+def test_a_line_ends_with_its_last_placement():
+    """A line that clears the last pumpkins with tokens writes those removals before its last
+    placement (after the last tray a reader may hold the game over): every method's solution
+    ends with a placement, replays through the move applier, and scores the best."""
+    from solver.campaign_cpsat import solve_level_cpsat
+    from solver.level import play_solution
+
+    rng = random.Random("removals-first")
+    removed = 0
+    for i in range(24):
+        variant = find_variant(("arabic", "sudoku")[i % 2])
+        cells = rng.sample(range(100), rng.randint(1, 3))
+        pumpkins = sum(1 << c for c in cells)
+        tray = [rng.choice(["1x1", "1x2", "2x1"]) for _ in range(rng.randint(1, 2))]
+        level = Level("end", variant, "standard" if variant.name == "arabic" else "classic",
+                      Board(pumpkins, 0, pumpkins), [tray], [{"pumpkins": True}], limit=len(tray),
+                      tokens=len(cells))
+        answers = [solve_level(level, time_limit=60), solve_level(level, time_limit=60, compiled=False),
+                   solve_level_cpsat(level, time_limit=60)]
+        assert len({a.best_score for a in answers}) == 1
+        for answer in answers:
+            line = answer.solution
+            assert answer.solvable and isinstance(line[-1], Placement), (i, line)
+            replay = play_solution(level, line)
+            assert replay.ok and replay.score == answer.best_score, (i, line, replay.problem)
+            removed += any(isinstance(m, TokenUse) for m in line)
+    assert removed >= 20  # most lines spend tokens on the pumpkins
