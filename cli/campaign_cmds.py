@@ -9,7 +9,7 @@ import typer
 from cli.common import (Interrupt, check_seconds, cli_errors, emit_json, interrupted, progress, read_json_arg,
                         searching)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
-from solver.errors import RulesError
+from solver.errors import FormatError, RulesError
 from solver.level import Level, Pack, parse_level_or_pack
 from solver.verify import Verdict, verify_level
 
@@ -22,6 +22,8 @@ def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
     if isinstance(item, Pack):
         if level_id is not None:
             return [item.level(level_id)], True
+        if not item.levels:
+            raise FormatError(f"{path}: field levels: pack {item.id!r} has no levels")
         return list(item.levels), False
     if level_id is not None and level_id != item.id:
         raise RulesError(f"--level: the file holds level {item.id!r}, not {level_id!r}")

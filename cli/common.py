@@ -117,6 +117,13 @@ def refuse_missing_path(value: str, what: str) -> None:
         raise FormatError(f"{what}: no such file {value!r}")
 
 
+def out_path(value: str, what: str = "--out") -> Path:
+    """An output path option: an empty one is refused (a Path would read it as the working folder)."""
+    if not value.strip():
+        raise FormatError(f"{what}: empty; expected a path")
+    return Path(value)
+
+
 def board_arg(value: str | None, what: str = "--board") -> Board:
     """Inline one-line board text, or a file holding board text; default empty."""
     if value is None:
@@ -158,6 +165,16 @@ def write_atomically(path: Path, text: str) -> None:
     write_files_atomically({Path(path): text.encode("utf-8")})
 
 
+def refuse_file_in_path(path: Path) -> None:
+    """An ``OSError`` naming the nearest existing folder of ``path`` when it is a file (else the
+    folders to create would fail with a bare "File exists")."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise OSError(errno.ENOTDIR, "is a file, not a folder", str(folder))
+            return
+
+
 def write_files_atomically(files: dict[Path, bytes]) -> None:
     """Write several files all or (as far as a file system allows) none: each goes to a
     temporary file beside its place, and only when every one is written are they renamed into
@@ -166,6 +183,7 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
     for path in files:
         if Path(path).is_dir():
             raise OSError(errno.EISDIR, "is a folder, not a file", str(path))
+        refuse_file_in_path(Path(path))
     staged: list[tuple[str, Path]] = []
     renamed = 0
     try:

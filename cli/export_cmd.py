@@ -3,12 +3,11 @@ pack or a level)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, read_json_arg, write_atomically, write_files_atomically
+from cli.common import cli_errors, out_path, read_json_arg, write_atomically, write_files_atomically
 from generator.export import FORMATS, export_files
 from generator.render import pack_page
 from solver.errors import FormatError
@@ -21,7 +20,7 @@ PICTURES = ("svg", "png")  # the formats --solution draws into
 def export(
     source: Annotated[str, typer.Argument(help="a level or pack JSON file")],
     fmt: Annotated[str, typer.Option("--format", help=" | ".join(FORMATS))],
-    out: Annotated[Path, typer.Option(help="the file to write; for a whole pack, the folder")],
+    out: Annotated[str, typer.Option(help="the file to write; for a whole pack, the folder")],
     level: Annotated[Optional[str], typer.Option(help="export only this level of a pack")] = None,
     solution: Annotated[bool, typer.Option("--solution", help="svg/png: add the board after each move")] = False,
 ) -> None:
@@ -29,6 +28,7 @@ def export(
     if solution and fmt not in PICTURES:
         raise FormatError(f"--solution: draws the solution's boards, for {' and '.join(PICTURES)} only "
                           f"(a {fmt} file carries the solution's moves as they are)")
+    out = out_path(out)
     item = parse_level_or_pack(read_json_arg(source, source), source)
     if isinstance(item, Pack) and level is None:
         if out.exists() and not out.is_dir():
@@ -44,10 +44,11 @@ def export(
 @cli_errors
 def render(
     source: Annotated[str, typer.Argument(help="a pack or level JSON file")],
-    out: Annotated[Path, typer.Option(help="folder for index.html")],
+    out: Annotated[str, typer.Option(help="folder for index.html")],
 ) -> None:
     """Write a static, offline HTML page of a pack (or one level): pictures, grades, goals, stars and solution
     step-through."""
+    out = out_path(out)
     item = parse_level_or_pack(read_json_arg(source, source), source)
     if not isinstance(item, Pack):  # one level: a page of its own
         item = Pack(item.id, f"level {item.id}", {}, [item])

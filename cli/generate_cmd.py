@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, interrupted, progress, searching, write_atomically
+from cli.common import cli_errors, interrupted, progress, refuse_file_in_path, searching, write_atomically
 from generator.grade import GRADE_NAMES
 from generator.pack import Interrupted, PackReport, generate_pack
 from generator.recipes import RECIPES
@@ -32,6 +32,7 @@ def generate(
     """Generate a pack; every level's solution and best score are proven by the solver."""
     if out.is_dir():  # found now, not after the whole run
         raise FormatError(f"--out: {out} is a folder; expected the pack's file name")
+    refuse_file_in_path(out)
     with searching("generating", status=False) as interrupt, \
             progress(length=count, label=f"{kind} levels") as bar:
         shown = [0]

@@ -5,7 +5,9 @@ seed, i) alone, so the result does not depend on the number of workers or
 the backend; the assembler walks the results in index order and decides
 which to keep. Every candidate result is appended to ``OUT.partial.jsonl``
 as soon as it is known; a rerun with the same arguments reuses that file
-and carries on where it stopped. The command (``cli/generate_cmd.py``)
+and carries on where it stopped; an accepted result read back must still be
+the level its seed builds, with a solution that replays to its best, or it
+is proven anew (``_still_holds``). The command (``cli/generate_cmd.py``)
 writes the finished pack atomically and removes the partial file.
 """
 
@@ -21,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from solver.board import parse_board
-from solver.errors import RulesError
-from solver.level import PACK_FORMAT
+from solver.errors import RulesError, TenfoldError
+from solver.level import PACK_FORMAT, parse_level, play_solution
 from solver.pieces import get_piece
 
 from .grade import GRADE_NAMES
-from .recipes import RECIPES, Recipe, build_candidate, candidate_seed, finish_level
+from .recipes import RECIPES, Recipe, Unbuildable, build_candidate, candidate_level, candidate_seed, finish_level
 
 # Bumped whenever the same command and seed write a different pack (an interrupted run's
 # partial results are then not resumed): 2 = the campaign search's final-tray rule changed
@@ -170,7 +172,7 @@ def generate_pack(
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
     resumed = _load_partial(partial, params)
-    done = resumed or {}
+    done = {i: r for i, r in (resumed or {}).items() if _still_holds(kind, trays, r)}
     quotas = _quotas(count, difficulty)
     have: Counter = Counter()
     report = PackReport(pack={})
@@ -274,6 +276,27 @@ def _accept(result, quotas, have, keys, chosen) -> str:
     have[option["grade"]] += 1
     chosen.append((result, option))
     return ""
+
+
+def _still_holds(kind: str, trays: int, result: Any) -> bool:
+    """Whether a resumed candidate result can be kept unproven again: an accepted level must be
+    the level its seed builds, and its solution must replay (through the move applier) to its
+    best score. A damaged or edited partial file fails this, and the candidate is proven anew.
+    (The proof itself is not redone: that is the work a resume saves.)"""
+    if not isinstance(result, dict) or result.get("status") not in ("accepted", "rejected"):
+        return False
+    if result["status"] == "rejected":
+        return True
+    try:
+        built, _, _ = candidate_level(kind, trays, result["seed"])
+        data = result["level"]
+        if any(data.get(key) != value for key, value in built.to_json().items()):
+            return False
+        level = parse_level(data)
+        replay = play_solution(level, level.solution, ignore_score=True)
+        return replay.ok and replay.score == result["best"] == level.best["score"]
+    except (TenfoldError, Unbuildable, KeyError, TypeError, AttributeError):
+        return False
 
 
 def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any]] | None:

@@ -477,3 +477,24 @@ def test_hint_policies_are_best_and_expert():
     args = ["hint", "--rules", "arabic", "--tray", "2x2,1x3", "--json"]
     assert_bad_input(runner.invoke(app, [*args, "--policy", "greedy"]), "--policy", "greedy is a policy of play")
     assert_bad_input(runner.invoke(app, [*args, "--policy", "smart"]), "--policy", "'smart'")
+
+
+def test_an_empty_pack_an_empty_out_and_a_file_in_the_path_are_named(tmp_path):
+    """From the generator reviewer: verify and solve passed a pack of no levels ("0 levels: 0
+    ok"); export --out '' wrote into the working folder; a file where a folder of --out should
+    be gave a bare "File exists"."""
+    empty = write(tmp_path, "empty.json", {"format": "tenfold.pack/1", "id": "p", "title": "t",
+                                           "generator": {"seed": 1, "version": "x"}, "levels": []})
+    for command in ("verify", "solve"):
+        assert_bad_input(runner.invoke(app, [command, empty]), "field levels", "has no levels")
+    level = write(tmp_path, "level.json", level_data())
+    for args in (["export", level, "--format", "svg", "--out", ""], ["render", level, "--out", " "]):
+        assert_bad_input(runner.invoke(app, args), "--out", "empty")
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file")
+    for args in (["export", level, "--format", "json", "--out", str(blocker / "x.json")],
+                 ["render", level, "--out", str(blocker / "site")],
+                 ["generate", "sultan", "--count", "1", "--seed", "1", "--out", str(blocker / "p.json")]):
+        assert_bad_input(runner.invoke(app, args), str(blocker), "is a file, not a folder")
+    assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "blocker", "empty.json", "level.json"]
