@@ -10,9 +10,11 @@ from solver.deals import RandomDeals
 from solver.variants import Variant
 
 
-def random_position(variant: Variant, rng: random.Random, stones: int = 0) -> tuple[Board, list[str]]:
-    """A board 0-70% full, often with nearly complete lines, and a tray from the supply."""
-    fill = rng.uniform(0.0, 0.7)
+def random_position(variant: Variant, rng: random.Random, stones: int = 0,
+                    fill_range: tuple[float, float] = (0.0, 0.7)) -> tuple[Board, list[str]]:
+    """A board 0-70% full (or as ``fill_range`` says), often with nearly complete lines, and a
+    tray from the supply."""
+    fill = rng.uniform(*fill_range)
     filled = 0
     for cell in range(100):
         if rng.random() < fill:

@@ -1,6 +1,6 @@
 """Token rescue benchmark: ``tenfold tray --tokens N`` on trays that do not fit.
 
-Seeded dense boards (72-88% full, a few zones one tile short, sometimes stones) with a
+Seeded dense boards (72-88% full, a few zones nearly complete, sometimes stones) with a
 tray of three supply pieces that does not fit, for the variants with tokens. Times the
 whole answer (``analyse_tray``: the fewest tokens, then the most points with them) and,
 apart, ``TraySearch.rescue`` alone (the fewest tokens and the first plan found).
@@ -21,26 +21,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, summary  # noqa: E402
+from positions import random_position  # noqa: E402
 
 from solver.board import Board  # noqa: E402
-from solver.deals import RandomDeals  # noqa: E402
 from solver.engine import Streak  # noqa: E402
 from solver.tray import TraySearch, analyse_tray, best_plan  # noqa: E402
 from solver.variants import VARIANTS  # noqa: E402
 
 
 def stuck_position(variant, rng: random.Random) -> tuple[Board, list[str]]:
-    """A dense board and a tray of three that does not fit on it."""
+    """A dense board (``random_position`` 72-88% full) and a tray of three that does not fit."""
     while True:
-        stones = sum(1 << c for c in rng.sample(range(100), rng.choice((0, 0, 2, 4))))
-        fill = rng.uniform(0.72, 0.88)
-        filled = sum(1 << c for c in range(100) if rng.random() < fill) & ~stones
-        for _ in range(rng.randrange(3)):
-            zone = rng.choice(variant.zones)
-            filled |= zone & ~stones
-            filled &= ~(1 << rng.choice([c for c in range(100) if zone >> c & 1 and not stones >> c & 1]))
-        deals = RandomDeals(variant, rng.randrange(1 << 30))
-        board, tray = Board(filled, stones, 0), [deals.next_piece() for _ in range(3)]
+        board, tray = random_position(variant, rng, stones=rng.choice((0, 0, 2, 4)), fill_range=(0.72, 0.88))
         if best_plan(variant, board, tray, Streak()) is None:
             return board, tray
 

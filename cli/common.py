@@ -104,8 +104,7 @@ def refuse_missing_path(value: str, what: str) -> None:
     with a suffix like ``.json``, or one starting ``/``, ``./``, ``../`` or ``~``), which board
     text of ten rows never does: better than reporting a missing file as a board of the wrong
     size."""
-    if not value.strip():
-        raise FormatError(f"{what}: empty; expected a file or board text")
+    refuse_empty(value, what, "a file or board text")
     path = Path(value)
     if path.is_file():
         return
@@ -117,10 +116,15 @@ def refuse_missing_path(value: str, what: str) -> None:
         raise FormatError(f"{what}: no such file {value!r}")
 
 
+def refuse_empty(value: str, what: str, expected: str) -> None:
+    """A ``FormatError`` for an empty (or blank) option value, saying what it should hold."""
+    if not value.strip():
+        raise FormatError(f"{what}: empty; expected {expected}")
+
+
 def out_path(value: str, what: str = "--out") -> Path:
     """An output path option: an empty one is refused (a Path would read it as the working folder)."""
-    if not value.strip():
-        raise FormatError(f"{what}: empty; expected a path")
+    refuse_empty(value, what, "a path")
     return Path(value)
 
 
@@ -128,9 +132,7 @@ def board_arg(value: str | None, what: str = "--board") -> Board:
     """Inline one-line board text, or a file holding board text; default empty."""
     if value is None:
         return Board()
-    if not value.strip():
-        raise FormatError(f"{what}: empty; expected {SIZE} rows of {SIZE} characters "
-                          "(leave the option out for an empty board)")
+    refuse_empty(value, what, f"{SIZE} rows of {SIZE} characters (leave the option out for an empty board)")
     if value != "-":
         refuse_missing_path(value, what)
     if "/" in value and not Path(value).is_file():
