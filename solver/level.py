@@ -160,6 +160,10 @@ def parse_level(data: Any, where: str = "level") -> Level:
         reserve = canonical_ids(data.get("reserve", []), "field reserve")
     except TenfoldError as err:
         raise FormatError(f"{where}: {err}") from None
+    try:
+        variant.check_tokens(data.get("tokens"), "field tokens")
+    except TenfoldError as err:
+        raise FormatError(f"{where}: {err}") from None
     pieces = sum(len(t) for t in trays)
     limit = data.get("limit", pieces)
     solution = None

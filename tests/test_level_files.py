@@ -137,6 +137,14 @@ def test_sultan_mode_needs_exactly_four_stones():
     assert parse_level(data).tokens == 3
 
 
+def test_tokens_are_refused_for_a_variant_without_them():
+    """Halloween has no tokens (RULES.md): a level granting some names the field; none is fine."""
+    with pytest.raises(FormatError, match=r"level: field tokens: variant halloween has no tokens, got 3"):
+        parse_level({**copy.deepcopy(LEVEL), "tokens": 3})
+    assert parse_level({**copy.deepcopy(LEVEL), "tokens": 0}).tokens == 0
+    assert parse_level({**copy.deepcopy(LEVEL), "variant": "arabic", "mode": "standard", "tokens": 2}).tokens == 2
+
+
 def test_the_solution_plays_and_meets_the_goals():
     level = parse_level(copy.deepcopy(LEVEL))
     result = play_solution(level, level.solution)
