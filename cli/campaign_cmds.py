@@ -10,7 +10,7 @@ from cli.common import (Interrupt, check_seconds, cli_errors, emit_json, interru
                         searching)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.errors import FormatError, RulesError
-from solver.level import Level, Pack, parse_level_or_pack
+from solver.level import Level, Pack, parse_level_or_pack, pick_level
 from solver.verify import Verdict, verify_level
 
 METHODS = ("search", "cpsat", "auto")
@@ -19,14 +19,12 @@ METHODS = ("search", "cpsat", "auto")
 def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
     """The levels a command works on, and whether the input was a single level."""
     item = parse_level_or_pack(read_json_arg(path, path), path)
+    if level_id is not None:
+        return [pick_level(item, level_id, path)], True
     if isinstance(item, Pack):
-        if level_id is not None:
-            return [item.level(level_id)], True
         if not item.levels:
             raise FormatError(f"{path}: field levels: pack {item.id!r} has no levels")
         return list(item.levels), False
-    if level_id is not None and level_id != item.id:
-        raise RulesError(f"--level: the file holds level {item.id!r}, not {level_id!r}")
     return [item], True
 
 
@@ -34,8 +32,9 @@ def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt
               node_limit: int | None = None) -> CampaignAnswer:
     if method not in METHODS:
         raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
-    if node_limit is not None and method == "cpsat":
-        raise RulesError("--node-limit: counts the search's nodes, so it needs --method search or auto")
+    if node_limit is not None and method != "search":
+        raise RulesError(f"--node-limit: counts the search's nodes, so it needs --method search "
+                         f"(CP-SAT, alone or as auto's second half, runs on the clock), got --method {method}")
     nodes = {} if node_limit is None else {"node_limit": node_limit}
     if method == "search":
         return solve_level(level, time_limit=time_limit, hint=level.solution, **nodes)
@@ -57,8 +56,9 @@ def solve(
     method: Annotated[str, typer.Option(help="search, cpsat or auto (the search for half the time, then CP-SAT "
                                              "from its best line if unproven: the better of the two)")] = "search",
     node_limit: Annotated[Optional[int], typer.Option(
-        help="stop the search after this many nodes: an answer the node limit (not the time limit) "
-             "ends is the same on every machine", min=1)] = None,
+        help="stop the search once it passes this many nodes (it checks every 4,096; --method search "
+             "only): an answer the node limit (not the time limit) ends is the same on every machine",
+        min=1)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""
@@ -88,15 +88,20 @@ def solve(
         for lv, answer in answers:
             typer.echo(_summary_line(lv, answer))
         proven = sum(a.proof != PROOF_BOUND for _, a in answers)
-        solvable = sum(a.solvable for _, a in answers)
-        typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven")
+        solvable = sum(a.solvable is True for _, a in answers)
+        unknown = sum(a.solvable is None for _, a in answers)
+        typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven"
+                   + (f", {unknown} not known to be solvable (no line found in time)" if unknown else ""))
     if interrupt.requested:
         interrupted(f"after {len(answers)} of {len(levels)} levels (the last one's answer is a bound)")
 
 
+SOLVABLE_TEXT = {True: "yes", False: "no", None: "?"}  # ?: no line yet, and not proven none exists
+
+
 def _summary_line(level: Level, answer: CampaignAnswer) -> str:
     return (
-        f"{level.id:<16} solvable={'yes' if answer.solvable else 'no ':<3} best={_or_dash(answer.best_score):<6} "
+        f"{level.id:<16} solvable={SOLVABLE_TEXT[answer.solvable]:<3} best={_or_dash(answer.best_score):<6} "
         f"proof={answer.proof:<10} bound={_or_dash(answer.bound):<6} nodes={answer.nodes:<8} {answer.seconds:.2f}s"
     )
 
@@ -115,11 +120,13 @@ def _move_text(data: dict) -> str:
 @cli_errors
 def verify(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
-    time_limit: Annotated[float, typer.Option(help="seconds per level to re-prove best (inf: no limit)")] = 60.0,
+    time_limit: Annotated[float, typer.Option(help="seconds per level to re-prove best, or to find a winning line "
+                                                  "for a level without claims (inf: no limit)")] = 60.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON: a verdict per level")] = False,
 ) -> None:
-    """Replay every stored solution and re-prove every best claim; exit 1 if any claim is false or
-    could not be confirmed within the time limit (FAIL and OPEN lines)."""
+    """Replay every stored solution and re-prove every best claim (a level with neither must be
+    winnable); exit 1 if any claim is false or could not be confirmed within the time limit
+    (FAIL and OPEN lines)."""
     check_seconds(time_limit, allow_inf=True)
     levels, _ = load_levels(path, None)
     verdicts: list[Verdict] = []

@@ -50,9 +50,21 @@ class State(NamedTuple):  # (a tuple: built and hashed per node, a frozen datacl
     placed: int
 
 
+def solvable_verdict(best: int | None, goal: int | None, proven: bool, bound: int | None) -> bool | None:
+    """Whether a line meets every goal: yes when the best line found does; no only when that is
+    proven, by a finished search or by an upper bound below the score goal (a line meeting every
+    goal would score at least the goal and meet the others, so the best score would too); else
+    not known (None), as when the time runs out before a first line."""
+    if best is not None and (goal is None or best >= goal):
+        return True
+    if proven or (goal is not None and bound is not None and bound < goal):
+        return False
+    return None
+
+
 @dataclass
 class CampaignAnswer:
-    solvable: bool
+    solvable: bool | None  # None: not known (``solvable_verdict``)
     best_score: int | None
     proof: str  # optimal | bound | infeasible
     bound: int | None
@@ -198,14 +210,13 @@ class CampaignSearch:
     def _answer(self, complete: bool, seconds: float) -> CampaignAnswer:
         best = self._best
         line = list(self._best_line) if best is not None else None
-        goal = self.level.score_goal
-        solvable = best is not None and (goal is None or best >= goal)
         if complete:
             proof = PROOF_OPTIMAL if best is not None else PROOF_INFEASIBLE
             bound = best
         else:
             proof = PROOF_BOUND
             bound = self.start_bound()
+        solvable = solvable_verdict(best, self.level.score_goal, complete, bound)
         return CampaignAnswer(solvable, best, proof, bound, line if solvable else None, line,
                               self.nodes, seconds, complete)
 
@@ -529,6 +540,8 @@ def best_of(first: CampaignAnswer, second: CampaignAnswer) -> CampaignAnswer:
     if bound is not None and top.best_score is not None:
         bound = max(bound, top.best_score)
     solved = top if top.solvable else other
-    return CampaignAnswer(solved.solvable, top.best_score, PROOF_BOUND, bound,
+    verdicts = {first.solvable, second.solvable}
+    solvable = True if True in verdicts else False if False in verdicts else None
+    return CampaignAnswer(solvable, top.best_score, PROOF_BOUND, bound,
                           solved.solution if solved.solvable else None, top.best_line,
                           first.nodes + second.nodes, first.seconds + second.seconds, complete=False)

@@ -31,7 +31,7 @@ from ortools.sat.python import cp_model
 from . import watch
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .bounds import clear_points_bound, reachable_pieces
-from .campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, CampaignAnswer
+from .campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, CampaignAnswer, solvable_verdict
 from .engine import has_complete_zone
 from .errors import RulesError
 from .level import Level, play_solution
@@ -94,12 +94,14 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
             bound = root_bound(level)
         elif status == cp_model.INFEASIBLE:  # cannot happen without redeals; kept for safety
             bound = None
-        else:
+        elif status == cp_model.FEASIBLE:
             # without the LP the solver's own bound is loose: the counting bound may be tighter
             bound = min(math.floor(solver.best_objective_bound + 1e-6), root_bound(level))
+        else:  # UNKNOWN: stopped before a first line, its objective bound is not one (CP-SAT says 0)
+            bound = root_bound(level)
         if best is not None and bound is not None:
             bound = max(bound, best)
-    solvable = best is not None and (goal is None or best >= goal)
+    solvable = solvable_verdict(best, goal, proven, bound)
     return CampaignAnswer(solvable, best, proof, bound, line if solvable else None, line, nodes, seconds, proven)
 
 

@@ -137,6 +137,15 @@ class Level:
         return out
 
 
+def pick_level(item: Level | Pack, level_id: str, source: str = "the file") -> Level:
+    """The level ``--level level_id`` names: one of a pack's, or a single level if it is that one."""
+    if isinstance(item, Pack):
+        return item.level(level_id)
+    if item.id != level_id:
+        raise FormatError(f"--level: {source} holds the single level {item.id!r}, not {level_id!r}")
+    return item
+
+
 def parse_level(data: Any, where: str = "level") -> Level:
     if isinstance(data, dict) and "format" not in data and where != "level":
         data = {"format": LEVEL_FORMAT, **data}  # levels inside a pack may omit it

@@ -30,7 +30,7 @@ class Verdict:
 
     def line(self) -> str:
         label = {"ok": "ok  ", "fail": "FAIL", "open": "OPEN"}[self.status]
-        detail = "; ".join(self.problems or self.open or self.notes or ["no solution or best to check"])
+        detail = "; ".join(self.problems or self.open or self.notes)
         return f"{label} {self.level_id}: {detail}"
 
     def to_json(self) -> dict:
@@ -39,8 +39,14 @@ class Verdict:
 
 
 def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
-    """Replay the stored solution and re-prove the ``best`` claim."""
+    """Replay the stored solution and re-prove the ``best`` claim; a level with neither is held
+    to what any level of a pack stands for, that it can be won: FAIL when proven not."""
     verdict = Verdict(level.id)
+    if level.solution is None and level.best is None:
+        # the first line meeting every goal ends the search (every score is at least 0)
+        target = level.score_goal if level.score_goal is not None else 0
+        _check_winnable(verdict, solve_level(level, time_limit=time_limit, target=target), time_limit)
+        return verdict
     if level.solution is not None:
         replay = play_solution(level, level.solution)
         if replay.ok:
@@ -94,3 +100,15 @@ def _check_unproven(verdict: Verdict, best: dict, answer: CampaignAnswer, time_l
         return
     verdict.open.append(f"best.score: could not re-prove {claimed} ({proof}) within {time_limit:g}s "
                         f"(found {found}, bound {bound})")
+
+
+def _check_winnable(verdict: Verdict, answer: CampaignAnswer, time_limit: float) -> None:
+    """A level that stores no claims: a line that meets every goal, or a proof that none does."""
+    verdict.answer = answer
+    if answer.solvable:
+        verdict.notes.append(f"no solution or best stored; a line meets every goal ({answer.nodes} nodes)")
+    elif answer.solvable is False:
+        verdict.problems.append(f"no solution or best stored, and no line meets the goals: proven "
+                                f"({answer.nodes} nodes)")
+    else:
+        verdict.open.append(f"no solution or best stored; no line meeting the goals found within {time_limit:g}s")

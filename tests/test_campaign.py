@@ -199,6 +199,28 @@ def test_cli_verify_a_bound_below_the_best_whatever_the_proof(tmp_path):
     assert verdict.status == "fail" and "best.bound" in verdict.line()
 
 
+@pytest.mark.parametrize("goals, tray, status, text", [
+    ([{"pumpkins": True}], "1x1", "ok", "a line meets every goal"),
+    ([{"pumpkins": True}, {"score": 40}], "1x1", "fail", "no line meets the goals: proven"),
+    ([{"pumpkins": True}], "2x2", "fail", "no line meets the goals: proven"),
+])
+def test_cli_verify_holds_a_level_without_claims_to_being_winnable(tmp_path, goals, tray, status, text):
+    """A level with no solution and no best still claims to be a level: one line can win it
+    (the 1x1 clears the pumpkin's row, 11 points), so it is ok; a score goal no line reaches,
+    or a piece that cannot clear the pumpkin (a 2x2 fills no row or column), is a FAIL."""
+    data = {k: v for k, v in pumpkin_level(goals=goals, trays=[[tray]]).items() if k not in ("solution", "best")}
+    result = runner.invoke(app, ["verify", write(tmp_path, data), "--json"])
+    assert result.exit_code == (0 if status == "ok" else 1), result.output
+    verdict = json.loads(result.stdout)[0]
+    assert verdict["status"] == status and text in " ".join(verdict["notes"] + verdict["problems"])
+
+
+def test_cli_verify_a_level_without_claims_is_open_when_no_winning_line_is_found_in_time(tmp_path):
+    data = {**open_level_data(), "goals": [{"score": 90}]}  # the node-limit test: 61 found, bound 96
+    result = runner.invoke(app, ["verify", write(tmp_path, data), "--time-limit", "0.3"])
+    assert result.exit_code == 1 and result.stdout.startswith("OPEN open: no solution or best stored"), result.output
+
+
 def test_cli_verify_illegal_move(tmp_path):
     result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(solution=[{"piece": "1x1", "row": 0, "col": 0}]))])
     assert result.exit_code == 1
@@ -269,8 +291,10 @@ def test_cli_solve_with_a_node_limit_gives_the_same_answer_every_time(tmp_path):
     line = runner.invoke(app, args)
     nodes = int(line.stdout.split("nodes=")[1].split()[0])
     assert 40000 < nodes <= 40000 + 4096
-    cpsat = runner.invoke(app, [*args, "--method", "cpsat"])
-    assert cpsat.exit_code == 2 and "--node-limit" in cpsat.output and "Traceback" not in cpsat.output
+    for method in ("cpsat", "auto"):  # CP-SAT runs on the clock: the answer would vary
+        refused = runner.invoke(app, [*args, "--method", method])
+        assert refused.exit_code == 2 and refused.output.count("\n") == 1, refused.output
+        assert "--node-limit" in refused.output and f"got --method {method}" in refused.output
 
 
 def test_cli_solve_shows_no_status_off_a_terminal(tmp_path):
@@ -472,3 +496,42 @@ def test_verify_judges_claims_a_search_cut_short_can_still_settle(tmp_path):
     assert text.exit_code == 1 and len(text.stdout.splitlines()) == 8  # a line per level
     assert [line.split()[0] for line in text.stdout.splitlines()] == ["ok", "ok"] + ["FAIL"] * 5 + ["OPEN"]
     assert text.stderr.splitlines()[-1] == "8 levels: 2 ok, 5 FAIL (a false claim), 1 OPEN (not settled)"
+
+
+@pytest.mark.parametrize("goal, expected, text", [(60, True, "yes"), (90, None, "?"), (97, False, "no")])
+def test_cli_solve_cut_short_says_no_only_when_a_bound_proves_it(tmp_path, goal, expected, text):
+    """Cut short by its node limit, the search's best line on the open level scores less than
+    its bound: a goal the line meets is solvable, one above the bound is proven unsolvable
+    (any line meeting it would score at least it), and one between is not known (JSON null)."""
+    data = {**open_level_data(), "goals": [{"score": goal}]}
+    path = write(tmp_path, data)
+    args = ["solve", path, "--time-limit", "3600", "--node-limit", "40000"]
+    out = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert out["proof"] == "bound" and (out["best_score"] >= goal) == (expected is True)
+    assert (goal > out["bound"]) == (expected is False)
+    assert out["solvable"] is expected
+    assert (out["solution"] is None) == (expected is not True)
+    line = runner.invoke(app, args).stdout
+    assert f"solvable={text} " in line
+
+
+def test_cpsat_cut_short_before_a_first_line_claims_nothing(tmp_path):
+    """Stopped before its first line, CP-SAT's own objective bound is no bound (it reads 0): the
+    answer keeps the counting bound, says solvability is not known, and ``auto`` never reports
+    a bound below the search's line. (A shipped level with no limit: far beyond 10 ms.)"""
+    from solver.campaign_cpsat import root_bound
+    from solver.level import parse_pack
+    from pathlib import Path
+
+    pack = json.loads((Path(__file__).resolve().parents[1] / "levels" / "halloween-2026.json").read_text())
+    data = {k: v for k, v in pack["levels"][0].items() if k not in ("solution", "best", "limit")}
+    level = parse_pack({**pack, "levels": [data]}).levels[0]
+    answer = solve_level_cpsat(level, time_limit=0.01)
+    assert (answer.solvable, answer.best_score, answer.proof) == (None, None, "bound")
+    assert answer.bound == root_bound(level) and answer.to_json()["solvable"] is None
+    path = write(tmp_path, {"format": "tenfold.level/1", **data})
+    auto = json.loads(runner.invoke(app, ["solve", path, "--method", "auto", "--time-limit", "0.02",
+                                          "--json"]).stdout)
+    search = solve_level(level, time_limit=0.01)  # cut short too: its bound is the root's
+    assert auto["solvable"] is True and auto["proof"] == search.proof == "bound"
+    assert auto["bound"] == min(search.bound, root_bound(level)) > auto["best_score"]
