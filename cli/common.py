@@ -91,6 +91,8 @@ def read_text_arg(value: str, what: str) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FormatError(f"{what}: no such file {value!r}") from None
+    except IsADirectoryError:
+        raise FormatError(f"{what}: {value!r} is a folder, not a file") from None
     except (OSError, UnicodeDecodeError) as err:
         raise FormatError(f"{what}: cannot read {value!r}: {err}") from None
 
@@ -237,8 +239,10 @@ class SearchStatus:
     CP-SAT's ticks count no nodes: while none are counted the line shows the seconds alone (and
     a best if one was given), not "0.0 M nodes"."""
 
-    def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = STATUS_EVERY) -> None:
+    def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = STATUS_EVERY,
+                 scores: bool = True) -> None:
         self.label, self.stream, self.clock, self.every = label, stream, clock, every
+        self.scores = scores  # False: a search with no score to show (Ten's)
         self.start = self.shown = clock()
         self.base = self.last = 0
         self.best: int | None = None
@@ -256,7 +260,9 @@ class SearchStatus:
         self.shown = now
         text = f"{self.label}: {now - self.start:.1f} s"
         if self.base + nodes:
-            text += f", {(self.base + nodes) / 1e6:.1f} M nodes, best {'-' if self.best is None else self.best}"
+            text += f", {(self.base + nodes) / 1e6:.1f} M nodes"
+            if self.scores:
+                text += f", best {'-' if self.best is None else self.best}"
         elif self.best is not None:
             text += f", best {self.best}"
         self.stream.write("\r" + text.ljust(self.width))
@@ -292,10 +298,10 @@ def _terminal() -> bool:
 
 
 @contextmanager
-def live_status(label: str, status: bool = True):
+def live_status(label: str, status: bool = True, scores: bool = True):
     """A ``SearchStatus`` on stderr for the block when ``status`` and stderr is a terminal (like
     the progress bars: logs and pipes get nothing)."""
-    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY) if status and _terminal() else None
+    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY, scores=scores) if status and _terminal() else None
     if line is not None:
         watch.WATCHERS.append(line)
     try:
@@ -307,7 +313,7 @@ def live_status(label: str, status: bool = True):
 
 
 @contextmanager
-def searching(label: str, status: bool = True):
+def searching(label: str, status: bool = True, scores: bool = True):
     """Run a search block that Ctrl-C stops gently (yields the ``Interrupt``), with a
     ``live_status``."""
     interrupt = Interrupt()
@@ -315,7 +321,7 @@ def searching(label: str, status: bool = True):
     previous = signal.signal(signal.SIGINT, interrupt.handle) if main_thread else None
     watch.WATCHERS.append(interrupt)
     try:
-        with live_status(label, status):
+        with live_status(label, status, scores):
             yield interrupt
     finally:
         watch.WATCHERS.remove(interrupt)

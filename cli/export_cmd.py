@@ -28,13 +28,13 @@ def export(
     if solution and fmt not in PICTURES:
         raise FormatError(f"--solution: draws the solution's boards, for {' and '.join(PICTURES)} only "
                           f"(a {fmt} file carries the solution's moves as they are)")
-    out = out_path(out)
+    raw_out, out = out, out_path(out)  # Path drops a trailing slash, which asks for a folder
     item = parse_level_or_pack(read_json_arg(source, source), source)
     if isinstance(item, Pack) and level is None:
         if out.exists() and not out.is_dir():
             raise FormatError(f"--out: {out} is a file; a whole pack needs a folder (or pass --level)")
-    elif out.is_dir():
-        raise FormatError(f"--out: {out} is a folder; one level needs a file name")
+    elif out.is_dir() or raw_out.endswith(("/", "\\")):
+        raise FormatError(f"--out: {raw_out} is a folder; one level needs a file name")
     files = export_files(item, fmt, out, solution, level)
     write_files_atomically(files)
     typer.echo(f"wrote {len(files)} file{'s' if len(files) != 1 else ''}: {', '.join(str(p) for p in files)}"

@@ -28,7 +28,7 @@ from solver.deals import parse_deals
 from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.jsontext import load_json
-from solver.level import Level, Pack, parse_level_or_pack
+from solver.level import Level, Pack, parse_level_or_pack, pick_level
 from solver.moves import parse_moves
 from solver.policy import POLICIES
 from solver.selfplay import mode_start_board, new_random_game, play_game
@@ -76,7 +76,8 @@ def play(
     time_limit: Annotated[float, typer.Option("--time-limit",
                                               help="expert: seconds of lookahead per tray, spent when the board "
                                                    "gets tight (0: none)")] = 0.3,
-    board: Annotated[Optional[str], typer.Option(help="starting board (default: empty)")] = None,
+    board: Annotated[Optional[str], typer.Option(
+        help="starting board, one-line text or a file (default: empty, or the mode's seeded stones)")] = None,
     deals: Annotated[Optional[str], typer.Option(
         help="a file of the trays to deal, in order, instead of the seeded supply: one tray per line "
              "(piece ids separated by spaces or commas), or JSON (a list of trays, or {\"trays\": ..., "
@@ -90,6 +91,9 @@ def play(
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = mode_arg(variant, mode)
     start = board_arg(board) if board else mode_start_board(game_mode, seed)
+    if game_mode.stones is not None and start.stones.bit_count() != game_mode.stones:
+        raise RulesError(f"--board: mode {game_mode.name} needs exactly {game_mode.stones} stones, "
+                         f"found {start.stones.bit_count()}")
     if deals is None:
         game = new_random_game(variant, seed, start, game_mode.tokens)
         trays = 100 if trays is None else trays
@@ -152,9 +156,7 @@ def show(
                 typer.echo(f"pack {item.id}: {item.title} ({len(item.levels)} levels)\n")
                 typer.echo("\n\n".join(_describe_level(lv) for lv in item.levels))
                 return
-            if level is not None and not isinstance(item, Pack) and item.id != level:
-                raise RulesError(f"--level: {source} holds level {item.id!r}, not {level!r}")
-            typer.echo(_describe_level(item.level(level) if isinstance(item, Pack) else item))
+            typer.echo(_describe_level(item if level is None else pick_level(item, level, source)))
             return
         board_text = text
     else:

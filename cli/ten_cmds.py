@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from cli import common
 from cli.common import check_seconds, cli_errors, emit_json, read_json_arg
 from solver.errors import RulesError
 from solver.ten.lines import lines_to_json, threats, winning_moves
@@ -97,7 +98,8 @@ def solve(
     position_file: PositionArg,
     depth: Annotated[Optional[int], typer.Option(help="plies to look ahead (default: to the end of the"
                                                       " placement phase; 4 for hidden stacks)")] = None,
-    time_limit: Annotated[Optional[float], typer.Option(help="seconds; report the deepest finished depth")] = None,
+    time_limit: Annotated[Optional[float], typer.Option(
+        help="seconds (default: none; Ctrl-C stops it too); report the deepest finished depth")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Win, loss, draw or unknown within N plies (open tiles), or the win probability (hidden stacks)."""
@@ -105,12 +107,15 @@ def solve(
     from solver.ten import solve as solve_position
 
     position = _load(position_file)
-    result = solve_position(position, depth, time_limit)
+    with common.searching("solving the position", scores=False) as interrupt:
+        result = solve_position(position, depth, time_limit)
     if json_out:
         emit_json(result.to_json())
-        return
-    typer.echo(draw_field(position))
-    typer.echo(_describe_result(position, result))
+    else:
+        typer.echo(draw_field(position))
+        typer.echo(_describe_result(position, result))
+    if interrupt.requested:
+        common.interrupted(f"the answer is the deepest depth finished before Ctrl-C ({result.depth})")
 
 
 @cli_errors
@@ -128,6 +133,8 @@ def play(
         raise RulesError(f"--variant: unknown variant {variant!r} (expected 'open' or 'hidden')")
 
     def show(position, colour, move, result):
+        if json_out and not common._terminal():  # the JSON holds the moves; the drawing is for a person
+            return
         src = f" from ({move.origin[0]},{move.origin[1]})" if move.origin else ""
         extra = "" if result.win_probability is None else f", p(win)={result.win_probability:.3f}"
         typer.echo(f"{colour_name(colour)} plays {move.value} on ({move.x},{move.y}){src}"

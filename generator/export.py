@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from solver.errors import FormatError
-from solver.level import Level, Pack, validate_schema
+from solver.level import Level, Pack, pick_level, validate_schema
 
 from . import tiled
 from .canvas import to_png, to_svg
@@ -68,12 +68,8 @@ def export_files(item: Level | Pack, fmt: str, out: Path, with_solution: bool = 
             if path in targets:
                 raise FormatError(f"levels {targets[path].id!r} and {level.id!r} would both be written to {path.name}")
             targets[path] = level
-    elif isinstance(item, Pack):
-        targets = {out: item.level(level_id)}
     else:
-        if level_id is not None and level_id != item.id:
-            raise FormatError(f"--level: the file is the single level {item.id!r}, not {level_id!r}")
-        targets = {out: item}
+        targets = {out: item if level_id is None else pick_level(item, level_id)}
     if with_solution:
         for level in targets.values():
             if level.solution is None:

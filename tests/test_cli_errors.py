@@ -498,3 +498,33 @@ def test_an_empty_pack_an_empty_out_and_a_file_in_the_path_are_named(tmp_path):
         assert_bad_input(runner.invoke(app, args), str(blocker), "is a file, not a folder")
     assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == [
         "blocker", "empty.json", "level.json"]
+
+
+@pytest.mark.parametrize("command", [["show"], ["solve"], ["export", "--format", "json", "--out", "OUT"]])
+def test_a_wrong_level_id_reads_the_same_in_every_command(tmp_path, command):
+    """``--level`` naming another level than a single level file's: one message everywhere."""
+    path = write(tmp_path, "level.json", level_data())
+    args = [str(tmp_path / "x.json") if a == "OUT" else a for a in command]
+    result = runner.invoke(app, [args[0], path, *args[1:], "--level", "nope"])
+    assert_bad_input(result, "--level: ", "holds the single level 'cli-1', not 'nope'")
+    assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.parametrize("command", [["solve"], ["verify"], ["show"], ["export", "--format", "json", "--out", "x"]])
+def test_a_folder_given_as_the_input_file_is_named(tmp_path, command):
+    assert_bad_input(runner.invoke(app, [command[0], str(tmp_path), *command[1:]]), "is a folder, not a file")
+
+
+def test_play_holds_a_sultan_board_to_its_four_stones():
+    """As a Sultan level file is: exactly 4 stones (3 here), the board option named."""
+    board = "S..S....../" + "/".join(["." * 10] * 8) + "/.........S"
+    result = runner.invoke(app, ["play", "--rules", "arabic", "--mode", "sultan", "--seed", "1", "--board", board])
+    assert_bad_input(result, "--board: mode sultan needs exactly 4 stones, found 3")
+
+
+def test_export_of_one_level_to_a_path_ending_in_a_slash_writes_nothing(tmp_path):
+    """``--out site/`` asks for a folder, which one level cannot fill (it wrote a file ``site``)."""
+    level = write(tmp_path, "level.json", level_data())
+    result = runner.invoke(app, ["export", level, "--format", "json", "--out", str(tmp_path / "site") + "/"])
+    assert_bad_input(result, "site/ is a folder; one level needs a file name")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["level.json"]

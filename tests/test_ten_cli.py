@@ -80,6 +80,7 @@ def test_play_is_seeded_and_draws_the_field():
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout) == json.loads(again.stdout)
     assert len(json.loads(first.stdout)["moves"]) == 6
+    assert first.stderr == ""  # off a terminal the drawing is left out: the JSON holds the moves
     drawn = runner.invoke(app, ["ten", "play", "--seed", "3", "--variant", "hidden", "--depth", "2",
                                 "--max-plies", "4"])
     assert drawn.exit_code == 0, drawn.output
@@ -89,3 +90,33 @@ def test_play_is_seeded_and_draws_the_field():
 def test_play_rejects_unknown_variant():
     result = runner.invoke(app, ["ten", "play", "--seed", "1", "--variant", "blind"])
     assert result.exit_code == 2
+
+
+def test_solve_shows_a_live_status_and_ctrl_c_answers_with_the_deepest_finished_depth(tmp_path, monkeypatch,
+                                                                                       python_ctrl_c):
+    """With no depth or time limit a one-tile opening is searched to the end of the placement
+    phase (28 plies), far longer than a test waits: on a terminal a status line counts its nodes
+    (no score: Ten has none), and Ctrl-C stops it with the answer so far and exit 130, like
+    ``tenfold solve``."""
+    from cli import common
+    from solver import watch
+    from watchers import ctrl_c_after
+
+    opening = {"format": "tenfold.ten/1", "variant": "open", "to_move": "black",
+               "tiles": [{"x": 0, "y": 0, "colour": "white", "value": 3}],
+               "rows": {"white": [2, 3, 1, 3, 1, 3, 2, 1, 3, 1, 2, 2, 2, 1],
+                        "black": [3, 3, 2, 2, 1, 2, 1, 3, 3, 3, 1, 2, 2, 1, 1]}}
+    example = write(tmp_path, opening)
+    monkeypatch.setattr(common, "_terminal", lambda: True)
+    monkeypatch.setattr(common, "STATUS_EVERY", 0.0)
+    watch.WATCHERS.append(ctrl_c_after(40))
+    try:
+        result = runner.invoke(app, ["ten", "solve", str(example), "--json"])
+    finally:
+        watch.WATCHERS.clear()
+    assert result.exit_code == 130, result.output
+    data = json.loads(result.stdout)
+    assert data["result"] == "unknown" and 1 <= data["depth"] < 28 and data["pv"]
+    draws = [part for part in result.stderr.split("\r") if part.strip()]
+    assert draws[0].startswith("solving the position: ") and " M nodes" in draws[0] and "best" not in draws[0]
+    assert draws[-1].strip().startswith("interrupted: the answer is the deepest depth finished before Ctrl-C")

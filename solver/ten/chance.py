@@ -18,7 +18,7 @@ from solver.errors import RulesError
 from solver.ten.field import EDGE_STEPS, Field, tile_code
 from solver.ten.position import VALUES, Colour, TenPosition
 from solver.ten.rules import TenMove, placement_cells, repetition
-from solver.ten.search import MAX_DEPTH, SearchTimeout, SolveResult, check_not_over, default_depth
+from solver.ten.search import MAX_DEPTH, SearchTimeout, SolveResult, check_not_over, default_depth, out_of_time
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
@@ -44,7 +44,7 @@ class HiddenSearch:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.deadline is not None and not self.nodes & 255 and time.perf_counter() > self.deadline:
+        if not self.nodes & 255 and out_of_time(self.deadline, self.nodes):
             raise SearchTimeout
 
     def chance(self, depth: int) -> Fraction:

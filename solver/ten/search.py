@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field as dataclass_field
 from typing import Any
 
+from solver import watch
 from solver.errors import RulesError
 from solver.ten.field import EDGE_STEPS, LINE_STEPS, Field
 from solver.ten.position import WIN_SUM, Colour, TenPosition, colour_name
@@ -31,6 +32,12 @@ WIN, UNKNOWN, LOSS = 1, 0, -1
 EXACT, LOWER, UPPER = 0, 1, 2
 MAX_DEPTH = 100
 RESULT_NAMES = {WIN: "win", LOSS: "loss"}
+
+
+def out_of_time(deadline: float | None, nodes: int) -> bool:
+    """At a clock check: the deadline has passed, or a watcher (Ctrl-C) asks the search to stop;
+    either way it answers with the deepest depth it finished."""
+    return (deadline is not None and time.perf_counter() > deadline) or watch.tick(nodes, None)
 
 
 class SearchTimeout(Exception):
@@ -130,7 +137,7 @@ class OpenSearch:
         if depth <= 0:
             return self._horizon(self.to_move), []
         self.nodes += 1
-        if self.deadline is not None and not self.nodes & 1023 and time.perf_counter() > self.deadline:
+        if not self.nodes & 1023 and out_of_time(self.deadline, self.nodes):
             raise SearchTimeout
         if self._hand(self.to_move):
             return self._placement_node(depth, alpha, beta, is_root)
