@@ -303,10 +303,13 @@ class TraySearch:
         # A plan with the fewest tokens turns each piece at most once (one token turns it any
         # way) and removes only tiles under the pieces' cells: so it spends at most this many,
         # and trying more only deepens the search (1,000 tokens overflowed the recursion).
+        memo: dict = {}
         for used in range(0, min(tokens, rescue_cap(ids)) + 1):
-            plan = self._rescue(self.board.filled, ids, used, kinds, self.full_scan, {})
-            if plan is not None:
-                return used, plan
+            for turns, lead in self._turnings(ids, used):
+                plan = self._rescue(self.board.filled, turns, used - len(lead), "remove" in kinds,
+                                    self.full_scan, memo)
+                if plan is not None:
+                    return used, lead + plan
         return None
 
     def best_rescue(self, pieces: list[str] | tuple[str, ...], tokens: int) -> tuple[int, int, list[Move]] | None:
@@ -434,55 +437,39 @@ class TraySearch:
                        for c in chosen):
                     yield sum(1 << c for c in chosen)
 
-    def _rescue(self, filled, pieces, tokens, kinds, full_scan, memo):
-        if tokens == 0:
-            plan = self._place_all(filled, tuple(sorted(pieces, key=_difficulty)), full_scan)
-            return plan
-        key = (filled, pieces, tokens)
+    def _rescue(self, filled, pieces, budget, remove, full_scan, memo):
+        """A plan placing ``pieces`` (turned already) that removes at most ``budget`` tiles, each
+        just before the placement that covers it (all the ordinary tiles under its spot); None
+        if there is none. The last placement spends what is left: ``rescue`` deepens the budget
+        one token at a time, so a plan spending fewer was looked for already.
+
+        Searching spots rather than tiles keeps this polynomial in the budget: removing any
+        tiles under any spots, one at a time, tried every subset of them (a checkerboard with
+        30 tokens ran for minutes; this takes under a second)."""
+        if budget == 0:
+            return self._place_all(filled, tuple(sorted(pieces, key=_difficulty)), full_scan)
+        if not remove:
+            return None  # only turns to spend: the plan with these turns was tried with budget 0
+        key = (filled, pieces, budget, full_scan)
         if key in memo:
-            return memo[key]
-        memo[key] = None
+            return None
         occupied = filled | self.stones
-        result = None
-        # Rotations commute with everything, so they are tried before any placement.
-        if "rotate" in kinds:
-            for i, piece in enumerate(pieces):
-                if piece in pieces[:i]:
+        for piece, rest in _choices(pieces):
+            for spot in placements(piece):
+                blocked = spot.mask & occupied
+                spent = blocked.bit_count()
+                if blocked & self.stones or spent > budget or (not rest and spent < budget):
                     continue
-                for turns in (1, 2, 3):
-                    turned = rotate_cw(get_piece(piece), turns).id
-                    if turned == piece:
-                        continue
-                    rest = tuple(sorted(pieces[:i] + (turned,) + pieces[i + 1:]))
-                    tail = self._rescue(filled, rest, tokens - 1, kinds, full_scan, memo)
-                    if tail is not None:
-                        result = [TokenUse("rotate", piece=piece, turns=turns)] + tail
-                        break
-                if result is not None:
-                    break
-        if result is None and "remove" in kinds:
-            # A removal helps only under a spot blocked by at most ``tokens`` ordinary tiles.
-            useful = 0
-            for piece in set(pieces):
-                for spot in placements(piece):
-                    blocked = spot.mask & occupied
-                    if blocked and not blocked & self.stones and blocked.bit_count() <= tokens:
-                        useful |= blocked
-            for cell in scan_cells(useful):
-                tail = self._rescue(filled & ~(1 << cell), pieces, tokens - 1, kinds, full_scan, memo)
+                moves: list[Move] = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(blocked)]
+                moves.append(Placement(spot.piece, spot.row, spot.col))
+                if not rest:
+                    return moves
+                after, _, _ = settle(self.variant, filled & ~blocked, self.stones, spot.mask, full_scan)
+                tail = self._rescue(after, rest, budget - spent, remove, False, memo)
                 if tail is not None:
-                    result = [TokenUse("remove", row=cell_row(cell), col=cell_col(cell))] + tail
-                    break
-        if result is None and len(pieces) > 1:
-            # Place one piece first, then spend the tokens on the rest.
-            for _, rest, spot in self._fits(filled, pieces):
-                after, _, _ = settle(self.variant, filled, self.stones, spot.mask, full_scan)
-                tail = self._rescue(after, rest, tokens, kinds, False, memo)
-                if tail is not None:
-                    result = [Placement(spot.piece, spot.row, spot.col)] + tail
-                    break
-        memo[key] = result
-        return result
+                    return moves + tail
+        memo[key] = None
+        return None
 
 
 def _choices(pieces: tuple[str, ...]):

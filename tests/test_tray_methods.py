@@ -80,10 +80,11 @@ def test_no_rescue_needs_more_tokens_than_the_cap():
         cap = rescue_cap(pieces)
         found = search.rescue(pieces, 10 ** 6)  # a huge budget: as many tries as the cap
         ids = tuple(sorted(pieces))
-        kinds = variant.token_kinds & {"rotate", "remove"}
         if found is None:  # then no plan spends any count up to cap + 2 (the stone test and the cap)
             for more in range(cap + 3):
-                assert search._rescue(board.filled, ids, more, kinds, search.full_scan, {}) is None, (pieces, more)
+                for turns, lead in search._turnings(ids, more):
+                    assert search._rescue(board.filled, turns, more - len(lead), True, search.full_scan, {}) is None, \
+                        (pieces, more)
         if found is not None:
             rescued += 1
             used, plan = found

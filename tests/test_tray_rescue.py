@@ -18,7 +18,7 @@ from solver.deals import RandomDeals
 from solver.engine import Game, Streak, placement_points, settle
 from solver.moves import TokenUse
 from solver.pieces import get_piece, placements, rotate_cw
-from solver.tray import analyse_tray
+from solver.tray import TraySearch, analyse_tray
 from solver.variants import VARIANTS
 
 
@@ -126,3 +126,19 @@ def test_the_rescue_that_scores_most_is_taken():
     removal, placement = answer.plan
     assert isinstance(removal, TokenUse) and (removal.row, removal.col) == (5, 5)
     assert (placement.piece, placement.row, placement.col) == ("1x3", 5, 4)
+
+
+@pytest.mark.parametrize("name", ["arabic", "sudoku"])
+def test_a_checkerboard_rescue_with_many_tokens_is_answered(name):
+    """A reviewer's request: three 3x3 on a checkerboard with 30 tokens. Removing tiles one at a
+    time tried every subset of the tiles under any spot, and ran for minutes; the plan found
+    now replays, spends what it says, and no plan spends one token fewer."""
+    variant = VARIANTS[name]
+    board = parse_board("/".join(("#." * 5) if r % 2 == 0 else (".#" * 5) for r in range(10)))
+    answer = analyse_tray(variant, board, ["3x3"] * 3, 0, 30)
+    assert answer.placeable and answer.tokens_used >= 4  # any 3x3 covers 4 or 5 tiles, and none clears first
+    game = Game(variant, board, Streak(), answer.tokens_used, ["3x3"] * 3)
+    for move in answer.plan:
+        game.apply(move)
+    assert not game.tray and game.tokens == 0 and game.score == answer.best_score
+    assert TraySearch(variant, board, Streak()).rescue(["3x3"] * 3, answer.tokens_used - 1) is None
