@@ -179,8 +179,11 @@ class Api:
         if level.solution is None:
             return error(404, f"level {level.id!r} of pack {pack.id!r} has no solution")
         replay = play_solution(level, level.solution)
-        return Response(200, {"pack": pack.id, "level": level.id, "solution": level.moves_json(level.solution),
-                              "score": replay.score, "placements": replay.placements, "valid": replay.ok})
+        answer = {"pack": pack.id, "level": level.id, "solution": level.moves_json(level.solution),
+                  "score": replay.score, "placements": replay.placements, "valid": replay.ok}
+        if not replay.ok:
+            answer["problem"] = replay.problem  # as tenfold verify names it
+        return Response(200, answer)
 
     def _hint(self, body: bytes) -> Response:
         question, spelled = parse_hint_request(body)

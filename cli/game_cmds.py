@@ -68,7 +68,9 @@ def replay(
 @cli_errors
 def play(
     rules: RulesOpt,
-    seed: Annotated[int, typer.Option(help="seed of the deal stream and of the expert's sampling")],
+    seed: Annotated[int, typer.Option(help="seed of the deal stream and of the expert's sampling (0 or more: "
+                                           "Python's generator reads -1 as 1); the expert's lookahead also "
+                                           "follows the clock unless --fixed-rounds", min=0)],
     mode: Annotated[Optional[str], typer.Option(help="game mode (default: the variant's)")] = None,
     trays: Annotated[Optional[int], typer.Option(
         help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,
@@ -82,6 +84,9 @@ def play(
         help="a file of the trays to deal, in order, instead of the seeded supply: one tray per line "
              "(piece ids separated by spaces or commas), or JSON (a list of trays, or {\"trays\": ..., "
              "\"reserve\": ...}); the game stops when they run out")] = None,
+    fixed_rounds: Annotated[bool, typer.Option(
+        "--fixed-rounds", help="expert: run every lookahead round whatever the clock, so the same seed "
+                               "plays the same game on any machine and under any load (slower)")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Play a seeded game with a policy and report score and trays survived."""
@@ -90,7 +95,7 @@ def play(
     if policy not in POLICIES:
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = mode_arg(variant, mode)
-    start = board_arg(board) if board else mode_start_board(game_mode, seed)
+    start = board_arg(board) if board is not None else mode_start_board(game_mode, seed)
     if game_mode.stones is not None and start.stones.bit_count() != game_mode.stones:
         raise RulesError(f"--board: mode {game_mode.name} needs exactly {game_mode.stones} stones, "
                          f"found {start.stones.bit_count()}")
@@ -102,7 +107,7 @@ def play(
         trays = script.trays_left if trays is None else min(trays, script.trays_left)
         game = Game.dealt(variant, script, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
-        result = play_game(game, _policy(policy, time_limit, seed), trays, on_tray=lambda g: bar.update(1))
+        result = play_game(game, _policy(policy, time_limit, seed, fixed_rounds), trays, on_tray=lambda g: bar.update(1))
     if json_out:  # the shape issue #8 fixed
         emit_json({"score": result.score, "trays": result.trays, "over": result.over,
                    "ms_per_tray": round(result.ms_per_tray, 3)})
@@ -115,11 +120,13 @@ def play(
         typer.echo(f"rank: {variant.rank(result.score)}")
 
 
-def _policy(name: str, time_limit: float, seed: int):
+def _policy(name: str, time_limit: float, seed: int, fixed_rounds: bool):
     if name == "expert":
         from solver.expert import ExpertPolicy
 
-        return ExpertPolicy(time_limit=time_limit, seed=seed)
+        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=not fixed_rounds)
+    if fixed_rounds:
+        raise RulesError(f"--fixed-rounds: a setting of the expert's lookahead, not of --policy {name}")
     return POLICIES[name]
 
 

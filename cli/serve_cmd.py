@@ -67,7 +67,10 @@ class ApiHandler(BaseHTTPRequestHandler):
         length_text = lengths[0].strip() if lengths else "0"
         if not (length_text.isascii() and length_text.isdigit()):
             raise BodyError(400, f"header Content-Length: not a size: {clipped(length_text)!r}")
-        length = int(length_text)
+        digits = length_text.lstrip("0") or "0"  # leading zeros count towards Python's conversion limit
+        if len(digits) > len(str(MAX_BODY)):
+            raise BodyError(413, f"body: {clipped(length_text)} bytes, more than {MAX_BODY}")
+        length = int(digits)
         if length > MAX_BODY:
             raise BodyError(413, f"body: {length} bytes, more than {MAX_BODY}")
         body = self.rfile.read(length) if length else b""

@@ -120,7 +120,7 @@ def solve(
 
 @cli_errors
 def play(
-    seed: Annotated[int, typer.Option(help="seed of the rows, the draws and any random choice")],
+    seed: Annotated[int, typer.Option(help="seed of the rows, the draws and any random choice (0 or more)", min=0)],
     variant: Annotated[str, typer.Option(help="open or hidden")] = "open",
     depth: Annotated[int, typer.Option(help="plies each player searches", min=1, max=12)] = 4,
     time_limit: Annotated[float, typer.Option(help="seconds per move")] = 2.0,

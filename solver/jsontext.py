@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 from .errors import FormatError
@@ -21,8 +22,9 @@ def load_json(text: str, what: str) -> Any:
         raise FormatError(f"{what}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
     except RecursionError:
         raise FormatError(f"{what}: invalid JSON: nested too deeply to read") from None
-    except ValueError as err:  # an integer past Python's digit limit for conversion
-        raise FormatError(f"{what}: invalid JSON: {err}") from None
+    except ValueError:  # an integer past Python's digit limit for conversion
+        raise FormatError(f"{what}: invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
+                          ) from None
     found = lone_surrogate(data)
     if found is not None:
         where, char = found

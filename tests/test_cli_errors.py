@@ -528,3 +528,12 @@ def test_export_of_one_level_to_a_path_ending_in_a_slash_writes_nothing(tmp_path
     result = runner.invoke(app, ["export", level, "--format", "json", "--out", str(tmp_path / "site") + "/"])
     assert_bad_input(result, "site/ is a folder; one level needs a file name")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["level.json"]
+
+
+def test_play_refuses_a_negative_seed_and_an_empty_board():
+    """Python's generator reads seed -1 as 1, so -1 replayed seed 1's game; ``--board ''`` played
+    the default board, where ``replay`` refuses it."""
+    for command in (["play", "--rules", "halloween", "--seed", "-1"], ["ten", "play", "--seed", "-1"]):
+        assert_bad_input(runner.invoke(app, command), "--seed", "greater than or equal to 0")
+    assert_bad_input(runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--board", ""]),
+                     "--board: empty")

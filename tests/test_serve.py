@@ -266,6 +266,9 @@ def test_a_chunked_body_is_read_and_unreadable_bodies_are_named(server):
         (b"Transfer-Encoding: chunked\r\n\r\n%x\r\n" % (10 ** 7), 413, "more than"),
         (b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "given 2 times with different values"),
         (b"Content-Length: +2\r\n\r\n{}", 400, "not a size: '+2'"),
+        # past Python's 4,300-digit conversion limit: it got no reply at all
+        (b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n{}", 413, "more than"),
+        (b"Content-Length: " + b"0" * 5000 + b"2\r\n\r\n{}", 400, "field rules: missing"),  # read whole
     ]
     for headers, status, needle in bad:
         answer = raw_exchange(host, port, head + headers)
@@ -350,3 +353,17 @@ def test_a_field_the_hint_does_not_know_is_ignored(server):
     tagged = request(conn, "POST", "/hint", {**question, "client": "godot-4", "request_id": 17})
     conn.close()
     assert plain[0] == tagged[0] == 200 and plain[1] == tagged[1]
+
+
+def test_a_stored_solution_that_fails_is_served_with_its_problem(tmp_path):
+    """A pack whose solution repeats its first move: one placement made, not two, and why."""
+    data = fx.pack("broken")
+    level = data["levels"][0]
+    level["solution"] = [level["solution"][0], level["solution"][0]] + level["solution"][1:]
+    fx.write_json(tmp_path / "broken.json", data)
+    api = Api(load_packs(tmp_path), None)
+    answer = api.handle("GET", f"/levels/broken/{level['id']}/solution").body
+    assert answer["valid"] is False and answer["placements"] == 1
+    assert answer["problem"].startswith("move 1: illegal")
+    fine = api.handle("GET", f"/levels/broken/{data['levels'][1]['id']}/solution").body
+    assert fine["valid"] is True and "problem" not in fine
