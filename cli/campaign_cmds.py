@@ -120,6 +120,7 @@ def _move_text(data: dict) -> str:
 @cli_errors
 def verify(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
+    level: Annotated[Optional[str], typer.Option("--level", help="only this level of a pack")] = None,
     time_limit: Annotated[float, typer.Option(help="seconds per level to re-prove best, or to find a winning line "
                                                   "for a level without claims (inf: no limit)")] = 60.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON: a verdict per level")] = False,
@@ -128,7 +129,7 @@ def verify(
     winnable); exit 1 if any claim is false or could not be confirmed within the time limit
     (FAIL and OPEN lines)."""
     check_seconds(time_limit, allow_inf=True)
-    levels, _ = load_levels(path, None)
+    levels, _ = load_levels(path, level)
     verdicts: list[Verdict] = []
     for lv in levels:
         with searching(f"verifying {lv.id}") as interrupt:

@@ -176,6 +176,17 @@ def test_cli_verify_correct_level(tmp_path):
     assert "ok" in result.stdout
 
 
+def test_cli_verify_one_level_of_a_pack(tmp_path):
+    """--level verifies that level alone: the other one's false claim is not looked at."""
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [pumpkin_level(id="good"), pumpkin_level(id="bad", best={"score": 12, "proof": "optimal"})]}
+    path = write(tmp_path, pack)
+    good = runner.invoke(app, ["verify", path, "--level", "good"])
+    assert good.exit_code == 0 and good.stdout.startswith("ok   good:") and good.stdout.count("\n") == 1
+    bad = runner.invoke(app, ["verify", path, "--level", "bad"])
+    assert bad.exit_code == 1 and bad.stdout.startswith("FAIL bad: best.score")
+
+
 def test_cli_verify_best_one_too_high(tmp_path):
     result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(best={"score": 12, "proof": "optimal"}))])
     assert result.exit_code == 1

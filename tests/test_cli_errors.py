@@ -500,7 +500,7 @@ def test_an_empty_pack_an_empty_out_and_a_file_in_the_path_are_named(tmp_path):
         "blocker", "empty.json", "level.json"]
 
 
-@pytest.mark.parametrize("command", [["show"], ["solve"], ["export", "--format", "json", "--out", "OUT"]])
+@pytest.mark.parametrize("command", [["show"], ["solve"], ["verify"], ["export", "--format", "json", "--out", "OUT"]])
 def test_a_wrong_level_id_reads_the_same_in_every_command(tmp_path, command):
     """``--level`` naming another level than a single level file's: one message everywhere."""
     path = write(tmp_path, "level.json", level_data())
