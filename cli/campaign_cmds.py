@@ -121,8 +121,9 @@ def _move_text(data: dict) -> str:
 def verify(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file")],
     level: Annotated[Optional[str], typer.Option("--level", help="only this level of a pack")] = None,
-    time_limit: Annotated[float, typer.Option(help="seconds per level to re-prove best, or to find a winning line "
-                                                  "for a level without claims (inf: no limit)")] = 60.0,
+    time_limit: Annotated[float, typer.Option(
+        help="seconds per level to re-prove best, or to find a winning line for a level without claims "
+             "(inf: no limit)")] = 60.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON: a verdict per level")] = False,
 ) -> None:
     """Replay every stored solution and re-prove every best claim (a level with neither must be

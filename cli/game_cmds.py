@@ -107,7 +107,8 @@ def play(
         trays = script.trays_left if trays is None else min(trays, script.trays_left)
         game = Game.dealt(variant, script, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
-        result = play_game(game, _policy(policy, time_limit, seed, fixed_rounds), trays, on_tray=lambda g: bar.update(1))
+        result = play_game(game, _policy(policy, time_limit, seed, fixed_rounds), trays,
+                           on_tray=lambda g: bar.update(1))
     if json_out:  # the shape issue #8 fixed
         emit_json({"score": result.score, "trays": result.trays, "over": result.over,
                    "ms_per_tray": round(result.ms_per_tray, 3)})

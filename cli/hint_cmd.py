@@ -27,8 +27,8 @@ def hint(
     method: MethodOpt = "search",
     policy: Annotated[str, typer.Option(help="best (the tray's best plan, as tenfold tray) or expert (endless "
                                               "play: points + board evaluation + lookahead)")] = "best",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="seconds the expert may think (--policy expert; 0: "
-                                                                        "no lookahead)")] = 1.0,
+    time_limit: Annotated[float, typer.Option(
+        "--time-limit", help="seconds the expert may think (--policy expert; 0: no lookahead)")] = 1.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """A hint for one tray: with --policy best, its best plan and safe first moves (the same answer as

@@ -295,7 +295,8 @@ def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -
         try:
             game.apply(move)
         except TenfoldError as err:  # the placements made: not this one
-            return Replay(False, game.final_score, placed - isinstance(move, Placement), f"move {i}: illegal: {err}", game)
+            made = placed - isinstance(move, Placement)
+            return Replay(False, game.final_score, made, f"move {i}: illegal: {err}", game)
     if not level.goals_met(game, ignore_score=ignore_score):
         unmet = [g for g in level.goals if not _goal_holds(level, g, game)]
         return Replay(False, game.final_score, placed, f"goals not met at the end: {json.dumps(unmet)}", game)
