@@ -109,7 +109,7 @@ def test_solve_shows_a_live_status_and_ctrl_c_answers_with_the_deepest_finished_
     example = write(tmp_path, opening)
     monkeypatch.setattr(common, "_terminal", lambda: True)
     monkeypatch.setattr(common, "STATUS_EVERY", 0.0)
-    watch.WATCHERS.append(ctrl_c_after(40))
+    watch.WATCHERS.append(ctrl_c_after(12))
     try:
         result = runner.invoke(app, ["ten", "solve", str(example), "--json"])
     finally:
