@@ -438,14 +438,18 @@ class TraySearch:
                     yield sum(1 << c for c in chosen)
 
     def _rescue(self, filled, pieces, budget, remove, full_scan, memo):
-        """A plan placing ``pieces`` (turned already) that removes at most ``budget`` tiles, each
-        just before the placement that covers it (all the ordinary tiles under its spot); None
+        """A plan placing ``pieces`` (turned already) that removes at most ``budget`` tiles; None
         if there is none. The last placement spends what is left: ``rescue`` deepens the budget
         one token at a time, so a plan spending fewer was looked for already.
 
-        Searching spots rather than tiles keeps this polynomial in the budget: removing any
-        tiles under any spots, one at a time, tried every subset of them (a checkerboard with
-        30 tokens ran for minutes; this takes under a second)."""
+        A removal matters to the placement that covers its tile, or to one that would complete
+        a zone through it: not clearing a zone can be what makes room later (the zone's other
+        tiles complete a crossing zone), so a fuller board is not always the worse one. So, as
+        in ``_search_rescue``, each placement is searched with the tiles under its spot removed
+        just before it, then with each set of tiles stopping zones it would complete.
+        Searching spots rather than tiles keeps this small: removing any tiles under any spots,
+        one at a time, tried every subset of them (a checkerboard with 30 tokens ran for
+        minutes; this takes under a second)."""
         if budget == 0:
             return self._place_all(filled, tuple(sorted(pieces, key=_difficulty)), full_scan)
         if not remove:
@@ -460,14 +464,17 @@ class TraySearch:
                 spent = blocked.bit_count()
                 if blocked & self.stones or spent > budget or (not rest and spent < budget):
                     continue
-                moves: list[Move] = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(blocked)]
-                moves.append(Placement(spot.piece, spot.row, spot.col))
+                lead = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(blocked)]
                 if not rest:
-                    return moves
-                after, _, _ = settle(self.variant, filled & ~blocked, self.stones, spot.mask, full_scan)
-                tail = self._rescue(after, rest, budget - spent, remove, False, memo)
-                if tail is not None:
-                    return moves + tail
+                    return lead + [Placement(spot.piece, spot.row, spot.col)]
+                base = filled & ~blocked
+                for stopped in self._stoppers(base, spot.mask, budget - spent, full_scan):
+                    moves = lead + [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(stopped)]
+                    moves.append(Placement(spot.piece, spot.row, spot.col))
+                    after, _, _ = settle(self.variant, base & ~stopped, self.stones, spot.mask, full_scan)
+                    tail = self._rescue(after, rest, budget - spent - stopped.bit_count(), remove, False, memo)
+                    if tail is not None:
+                        return moves + tail
         memo[key] = None
         return None
 
