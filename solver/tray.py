@@ -398,26 +398,35 @@ class TraySearch:
         if seen is not None and seen >= points:
             return
         self._rescue_tt[key] = points
+        for spot, rest, board, moves, used in self._rescue_steps(filled, pieces, tokens, full_scan):
+            after, gained, cleared = self._step(board, spot, run, full_scan)
+            plan.extend(moves)
+            self._search_rescue(after, rest, tokens - used, run + 1 if cleared else 0,
+                                turn_cleared or cleared, points + gained, plan, False)
+            del plan[len(plan) - len(moves):]
+
+    def _rescue_steps(self, filled, pieces, tokens, full_scan):
+        """The first steps of the plans spending at most ``tokens`` on removals, each a placement
+        and the removals just before it: (spot, pieces left, the filled cells it lands on, the
+        moves, tokens used). The tiles under the spot go, then each set of tiles stopping zones
+        it would complete (``_stoppers``). The last placement spends exactly what is left, with
+        no stoppers: a plan stopping a clear there wins with those tokens unspent."""
         occupied = filled | self.stones
         for piece, rest in _choices(pieces):
             for spot in placements(piece):
                 blocked = spot.mask & occupied
-                if blocked & self.stones or blocked.bit_count() > tokens:
-                    continue
                 spent = blocked.bit_count()
+                if blocked & self.stones or spent > tokens or (not rest and spent < tokens):
+                    continue
                 lead = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(blocked)]
+                place = Placement(spot.piece, spot.row, spot.col)
                 base = filled & ~blocked
+                if not rest:
+                    yield spot, rest, base, lead + [place], spent
+                    continue
                 for stopped in self._stoppers(base, spot.mask, tokens - spent, full_scan):
-                    used = spent + stopped.bit_count()
-                    if tokens - used and not rest:
-                        continue
-                    moves = lead + [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(stopped)]
-                    after, gained, cleared = self._step(base & ~stopped, spot, run, full_scan)
-                    plan.extend(moves)
-                    plan.append(Placement(spot.piece, spot.row, spot.col))
-                    self._search_rescue(after, rest, tokens - used, run + 1 if cleared else 0,
-                                        turn_cleared or cleared, points + gained, plan, False)
-                    del plan[len(plan) - len(moves) - 1:]
+                    stops = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(stopped)]
+                    yield spot, rest, base & ~stopped, lead + stops + [place], spent + stopped.bit_count()
 
     def _stoppers(self, filled: Bitboard, mask: Bitboard, budget: int, full_scan: bool):
         """The sets of tiles (at most ``budget``) whose removal stops zones that placing ``mask``
@@ -445,8 +454,7 @@ class TraySearch:
         A removal matters to the placement that covers its tile, or to one that would complete
         a zone through it: not clearing a zone can be what makes room later (the zone's other
         tiles complete a crossing zone), so a fuller board is not always the worse one. So, as
-        in ``_search_rescue``, each placement is searched with the tiles under its spot removed
-        just before it, then with each set of tiles stopping zones it would complete.
+        in ``_search_rescue``, each placement comes with its removals (``_rescue_steps``).
         Searching spots rather than tiles keeps this small: removing any tiles under any spots,
         one at a time, tried every subset of them (a checkerboard with 30 tokens ran for
         minutes; this takes under a second)."""
@@ -457,24 +465,13 @@ class TraySearch:
         key = (filled, pieces, budget, full_scan)
         if key in memo:
             return None
-        occupied = filled | self.stones
-        for piece, rest in _choices(pieces):
-            for spot in placements(piece):
-                blocked = spot.mask & occupied
-                spent = blocked.bit_count()
-                if blocked & self.stones or spent > budget or (not rest and spent < budget):
-                    continue
-                lead = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(blocked)]
-                if not rest:
-                    return lead + [Placement(spot.piece, spot.row, spot.col)]
-                base = filled & ~blocked
-                for stopped in self._stoppers(base, spot.mask, budget - spent, full_scan):
-                    moves = lead + [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(stopped)]
-                    moves.append(Placement(spot.piece, spot.row, spot.col))
-                    after, _, _ = settle(self.variant, base & ~stopped, self.stones, spot.mask, full_scan)
-                    tail = self._rescue(after, rest, budget - spent - stopped.bit_count(), remove, False, memo)
-                    if tail is not None:
-                        return moves + tail
+        for spot, rest, board, moves, used in self._rescue_steps(filled, pieces, budget, full_scan):
+            if not rest:
+                return moves
+            after, _, _ = settle(self.variant, board, self.stones, spot.mask, full_scan)
+            tail = self._rescue(after, rest, budget - used, remove, False, memo)
+            if tail is not None:
+                return moves + tail
         memo[key] = None
         return None
 
