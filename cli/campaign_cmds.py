@@ -126,9 +126,10 @@ def verify(
              "(inf: no limit)")] = 60.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON: a verdict per level")] = False,
 ) -> None:
-    """Replay every stored solution and re-prove every best claim (a level with neither must be
-    winnable); exit 1 if any claim is false or could not be confirmed within the time limit
-    (FAIL and OPEN lines)."""
+    """Replay every stored solution and re-prove every best claim; exit 1 if any fails.
+
+    A level with neither a solution nor a best claim must be winnable. Exit 1 if any claim
+    is false (FAIL) or could not be confirmed within the time limit (OPEN)."""
     check_seconds(time_limit, allow_inf=True)
     levels, _ = load_levels(path, level)
     verdicts: list[Verdict] = []

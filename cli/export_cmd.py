@@ -46,8 +46,9 @@ def render(
     source: Annotated[str, typer.Argument(help="a pack or level JSON file")],
     out: Annotated[str, typer.Option(help="folder for index.html")],
 ) -> None:
-    """Write a static, offline HTML page of a pack (or one level): pictures, grades, goals, stars and solution
-    step-through."""
+    """Write a static, offline HTML page of a pack or one level.
+
+    The page shows each level's picture, grades, goals and stars, and steps through its solution."""
     out = out_path(out)
     item = parse_level_or_pack(read_json_arg(source, source), source)
     if not isinstance(item, Pack):  # one level: a page of its own

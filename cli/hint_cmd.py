@@ -31,9 +31,11 @@ def hint(
         "--time-limit", help="seconds the expert may think (--policy expert; 0: no lookahead)")] = 1.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
-    """A hint for one tray: with --policy best, its best plan and safe first moves (the same answer as
-    tenfold tray); with --policy expert, the plan that keeps the board playable (placeable, best_score,
-    plan, tokens_used, and the expert's end_states, lookahead_rounds, value and ms; no safe_moves)."""
+    """A hint for one tray: the best plan (--policy best) or the plan that keeps the board playable (expert).
+
+    With --policy best: its best plan and safe first moves, the same answer as tenfold tray.
+    With --policy expert: placeable, best_score, plan, tokens_used, and the expert's
+    end_states, lookahead_rounds, value and ms (no safe_moves)."""
     check_seconds(time_limit, allow_zero=True)
     check_streak_and_tokens(streak, tokens, rules)
     start = board_arg(board)

@@ -382,6 +382,23 @@ def test_help_and_a_bare_group_still_show_the_help():
     assert bare.exit_code == 2 and "wins" in bare.output
 
 
+def _commands(group):
+    """Every command of a typer app, its sub-apps' too."""
+    yield from group.registered_commands
+    for sub in group.registered_groups:
+        yield from _commands(sub.typer_instance)
+
+
+def test_every_command_summary_is_one_line():
+    """The command list shows a summary's line breaks as they are written (rich keeps them), so each
+    command's first paragraph is one line; details go in the paragraphs after it."""
+    commands = list(_commands(app))
+    assert len(commands) >= 14
+    for command in commands:
+        summary = command.callback.__doc__.split("\n\n")[0]
+        assert "\n" not in summary.strip(), command.callback.__name__
+
+
 CHECKERED = "/".join(("#." * 5) if r % 2 == 0 else (".#" * 5) for r in range(10))
 
 
