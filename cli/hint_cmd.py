@@ -29,6 +29,9 @@ def hint(
                                               "play: points + board evaluation + lookahead)")] = "best",
     time_limit: Annotated[float, typer.Option(
         "--time-limit", help="seconds the expert may think (--policy expert; 0: no lookahead)")] = 1.0,
+    fixed_rounds: Annotated[bool, typer.Option(
+        "--fixed-rounds", help="expert: run every lookahead round whatever the clock, so the same input gets "
+                               "the same plan on any machine")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """A hint for one tray: the best plan (--policy best) or the plan that keeps the board playable (expert).
@@ -44,8 +47,10 @@ def hint(
         if method != "search":
             raise RulesError(f"--method {method}: the expert plans with its own search; "
                              "--method goes with --policy best")
-        _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out, spelled)
+        _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out, spelled, fixed_rounds)
         return
+    if fixed_rounds:
+        raise RulesError(f"--fixed-rounds: a setting of the expert's lookahead, not of --policy {policy}")
     if policy != "best":
         raise RulesError(f"--policy: expected best or expert, got {policy!r}"
                          + (" (greedy is a policy of play: one placement at a time)" if policy == "greedy" else ""))
@@ -57,10 +62,11 @@ def hint(
 
 
 def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, tokens: int,
-                 time_limit: float, json_out: bool, spelled: list[str]) -> None:
+                 time_limit: float, json_out: bool, spelled: list[str], fixed_rounds: bool) -> None:
     from solver.expert import hint as expert_hint
 
-    answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit)
+    answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit,
+                         fixed_rounds=fixed_rounds)
     if json_out:
         emit_json(spell_tray_answer(answer, variant_arg(rules), start, streak, tokens, spelled))
         return

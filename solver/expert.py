@@ -531,12 +531,13 @@ def _plan_keys(game: Game, moves: list[Move]) -> dict[tuple, Move]:
 
 
 def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: int = 0,
-         time_limit: float = 1.0, seed: int = 0) -> dict:
+         time_limit: float = 1.0, seed: int = 0, fixed_rounds: bool = False) -> dict:
     """The expert's whole plan for one tray, token moves included, within ``time_limit`` seconds.
 
     Looks ahead on every position (not only tight ones) while the budget lasts;
     the enumeration and a few milliseconds of bookkeeping are kept out of
-    the lookahead's share.
+    the lookahead's share. ``fixed_rounds``: every lookahead runs all its rounds whatever the
+    clock, so the same input gets the same plan on any machine (``time_limit`` is then unused).
     """
     start = time.perf_counter()
     game = Game(variant, board, Streak.carried_in(streak), tokens, list(pieces), None)
@@ -544,7 +545,7 @@ def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: in
     last: Decision | None = None
     while game.tray:
         left = time_limit * 0.85 - (time.perf_counter() - start)
-        policy = ExpertPolicy(time_limit=max(left, 1e-6), seed=seed, danger_only=False)
+        policy = ExpertPolicy(time_limit=max(left, 1e-6), seed=seed, danger_only=False, clock=not fixed_rounds)
         last = policy.decide(game)
         if not last.moves:
             break
