@@ -129,6 +129,8 @@ def _get_piece(piece_id: str) -> Piece:
             raise RulesError(f"piece {clipped(repr(piece_id))} is {piece.width} wide and {piece.height} tall: "
                              f"a piece must fit the {SIZE}x{SIZE} board")
         return Piece(piece.mask_text, piece.cells, piece.height, piece.width)
+    if piece_id and set(piece_id) <= {".", "/"}:
+        raise RulesError(f"piece mask {clipped(repr(piece_id))} has no cell: a #/. mask needs at least one #")
     raise RulesError(f"unknown piece id {clipped(repr(piece_id))} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
 
 

@@ -451,6 +451,7 @@ def test_progress_is_silent_off_a_terminal():
     (["hint", "--rules", "halloween", "--tray", "1x1", "--tokens", "2"], ["--tokens", "halloween has no tokens"]),
     (["tray", "--rules", "nope", "--tray", "1x1"], ["--rules: unknown variant 'nope'"]),
     (["tray", "--rules", "arabic", "--tray", "1x1,zz"], ["--tray[1]: unknown piece id 'zz'"]),
+    (["tray", "--rules", "arabic", "--tray", "1x1,../.."], ["--tray[1]: piece mask '../..' has no cell"]),
 ])
 def test_options_name_themselves_in_errors(args, needles):
     assert_bad_input(runner.invoke(app, args), *needles)
