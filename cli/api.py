@@ -32,7 +32,7 @@ MAX_BODY = 64 * 1024
 @dataclass
 class Response:
     status: int
-    body: Any
+    body: Any  # JSON; None: no body (204)
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -147,18 +147,23 @@ class Api:
         path = urlsplit(target).path
         parts = [unquote(p) for p in path.split("/") if p]
         if parts == ["hint"]:
-            if method != "POST":
-                return Response(405, {"error": f"{method} /hint: use POST"}, {"Allow": "POST"})
+            allowed = "POST"
+        elif (parts and parts[0] == "levels" and len(parts) <= 4) or parts in ([], ["health"]):
+            allowed = "GET"
+        else:
+            return error(404, f"no such route: {clipped(path)} (routes: {ROUTES})")
+        allow = f"{allowed}, HEAD, OPTIONS" if allowed == "GET" else f"{allowed}, OPTIONS"
+        if method == "OPTIONS":  # what the route takes (a browser's CORS preflight asks this)
+            return Response(204, None, {"Allow": allow})
+        if method == "HEAD" and allowed == "GET":
+            method = "GET"  # the GET answer's status and headers: the socket layer sends no body
+        if method != allowed:
+            return Response(405, {"error": f"{method} {path}: use {allowed}"}, {"Allow": allow})
+        if parts == ["hint"]:
             return self._hint(body)
-        if parts and parts[0] == "levels" and len(parts) <= 4:
-            if method != "GET":
-                return Response(405, {"error": f"{method} {path}: use GET"}, {"Allow": "GET"})
+        if parts[:1] == ["levels"]:
             return self._levels(parts[1:])
-        if parts in ([], ["health"]):
-            if method != "GET":
-                return Response(405, {"error": f"{method} {path}: use GET"}, {"Allow": "GET"})
-            return Response(200, {"ok": True, "packs": len(self.packs)})
-        return error(404, f"no such route: {clipped(path)} (routes: {ROUTES})")
+        return Response(200, {"ok": True, "packs": len(self.packs)})
 
     def _levels(self, ids: list[str]) -> Response:
         if not ids:

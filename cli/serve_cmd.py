@@ -8,13 +8,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Optional
+from urllib.parse import urlsplit
 
 import typer
 
 from cli.answer_cache import AnswerCache, default_db_path
 from cli.api import MAX_BODY, Api, Response, load_packs
 from cli.common import cli_errors
-from solver.errors import FormatError, clipped
+from solver.errors import FormatError, RulesError, clipped
 
 
 class ApiHandler(BaseHTTPRequestHandler):
@@ -28,9 +29,18 @@ class ApiHandler(BaseHTTPRequestHandler):
     # TCP_NODELAY: the headers and the body are two writes, and with Nagle's algorithm the body
     # waited for the client's delayed ACK of the headers, about 40 ms on every keep-alive answer
     disable_nagle_algorithm = True
+    # --cors-origin: the origin browsers may call the API from (a web game on another port or
+    # host); None sends no CORS headers, so browsers keep pages of other origins out
+    cors_origin: str | None = None
 
     def do_GET(self) -> None:
         self._serve("GET")
+
+    def do_HEAD(self) -> None:
+        self._serve("HEAD")
+
+    def do_OPTIONS(self) -> None:
+        self._serve("OPTIONS")
 
     def do_POST(self) -> None:
         self._serve("POST")
@@ -50,7 +60,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         except BodyError as err:
             self.close_connection = True  # what is left of the body is unread
             return self._send(Response(err.status, {"error": str(err)}))
-        self._send(self.server.api.handle(method, self.path, body))
+        self._send(self.server.api.handle(method, self.path, body), head=method == "HEAD")
 
     def _read_body(self) -> bytes:
         """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise."""
@@ -83,17 +93,29 @@ class ApiHandler(BaseHTTPRequestHandler):
         self.close_connection = True
         self._send(Response(code, {"error": message or self.responses.get(code, ("error",))[0]}))
 
-    def _send(self, response: Response) -> None:
-        data = json.dumps(response.body).encode("utf-8")
+    def _send(self, response: Response, head: bool = False) -> None:
+        """The response; ``head``: its status and headers alone (a HEAD request)."""
         self.send_response(response.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        data = b""
+        if response.body is not None:
+            data = json.dumps(response.body).encode("utf-8")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
         for name, value in response.headers.items():
             self.send_header(name, value)
+        if self.cors_origin is not None:
+            self.send_header("Access-Control-Allow-Origin", self.cors_origin)
+            if self.cors_origin != "*":
+                self.send_header("Vary", "Origin")
+            if "Allow" in response.headers and response.status == 204:  # the answer to a preflight
+                self.send_header("Access-Control-Allow-Methods", response.headers["Allow"])
+                self.send_header("Access-Control-Allow-Headers", "Content-Type")
+                self.send_header("Access-Control-Max-Age", "600")
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(data)
+        if not head:
+            self.wfile.write(data)
 
     def log_message(self, format: str, *args) -> None:
         if not self.quiet:
@@ -150,6 +172,15 @@ class ApiServer(ThreadingHTTPServer):
         print(f"note: request from {client_address[0]} failed: {sys.exc_info()[1]!r}", file=sys.stderr)
 
 
+def check_origin(origin: str) -> None:
+    """``--cors-origin``: ``*`` or a web origin, scheme://host[:port] with no path."""
+    parts = urlsplit(origin)
+    if origin != "*" and not (parts.scheme in ("http", "https") and parts.netloc and not parts.path
+                              and not parts.query and not parts.fragment and origin.isascii() and " " not in origin):
+        raise RulesError(f"--cors-origin: expected * or an origin like http://localhost:8080 "
+                         f"(scheme, host and port, no path), got {clipped(repr(origin))}")
+
+
 def make_server(api: Api, host: str = "127.0.0.1", port: int = 0) -> ApiServer:
     return ApiServer((host, port), api)
 
@@ -165,8 +196,13 @@ def serve(
     packs: Annotated[Optional[Path], typer.Option(help="folder of pack files (default: the shipped levels)")] = None,
     db: Annotated[Optional[Path], typer.Option(help="SQLite answer cache (default: under the user's data dir)")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="log every request to stderr")] = False,
+    cors_origin: Annotated[Optional[str], typer.Option(
+        "--cors-origin", help="let web pages of this origin (e.g. http://localhost:8080, or *) call the API "
+                              "from a browser (default: none)")] = None,
 ) -> None:
     """Serve levels, solutions and hints as an HTTP JSON API."""
+    if cors_origin is not None:
+        check_origin(cors_origin)
     loaded = load_packs(packs or default_packs_dir())
     db_path = db or default_db_path()
     try:
@@ -178,6 +214,7 @@ def serve(
     except OSError as err:
         raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
     ApiHandler.quiet = not verbose
+    ApiHandler.cors_origin = cors_origin
     bound_host, bound_port = server.server_address[:2]
     typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  (cache: {db_path})", err=True)
     try:

@@ -367,3 +367,54 @@ def test_a_stored_solution_that_fails_is_served_with_its_problem(tmp_path):
     assert answer["problem"].startswith("move 1: illegal")
     fine = api.handle("GET", f"/levels/broken/{data['levels'][1]['id']}/solution").body
     assert fine["valid"] is True and "problem" not in fine
+
+
+def test_head_and_options_answer_what_a_route_takes(server):
+    """HEAD is a GET route's status and headers with no body; OPTIONS says what the route takes
+    (204, no body); without --cors-origin no CORS header is sent."""
+    host, port, _ = server
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    for path in ("/levels/fixture-pack", "/levels/fixture-pack/nope", "/health"):
+        status, body, _ = request(conn, "GET", path)
+        conn.request("HEAD", path)
+        head = conn.getresponse()
+        assert head.read() == b"" and head.status == status
+        assert int(head.getheader("Content-Length")) == len(json.dumps(body).encode())
+    for path, allow in (("/hint", "POST, OPTIONS"), ("/levels/fixture-pack", "GET, HEAD, OPTIONS")):
+        conn.request("OPTIONS", path)
+        reply = conn.getresponse()
+        assert (reply.status, reply.read(), reply.getheader("Allow")) == (204, b"", allow)
+        assert reply.getheader("Content-Length") is None and reply.getheader("Access-Control-Allow-Origin") is None
+    status, body, reply = request(conn, "PUT", "/levels")
+    assert status == 405 and reply.getheader("Allow") == "GET, HEAD, OPTIONS"
+    conn.request("HEAD", "/hint")
+    reply = conn.getresponse()
+    assert reply.status == 405 and reply.read() == b""
+    assert request(conn, "GET", "/health")[0] == 200  # the connection is still good after all that
+
+
+def test_cors_origin_lets_a_browser_page_preflight_and_call_the_hint(server, monkeypatch):
+    from cli.serve_cmd import ApiHandler
+
+    monkeypatch.setattr(ApiHandler, "cors_origin", "http://localhost:8080")
+    host, port, _ = server
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    conn.request("OPTIONS", "/hint", headers={"Origin": "http://localhost:8080",
+                                              "Access-Control-Request-Method": "POST",
+                                              "Access-Control-Request-Headers": "content-type"})
+    reply = conn.getresponse()
+    assert reply.status == 204 and reply.read() == b""
+    assert reply.getheader("Access-Control-Allow-Origin") == "http://localhost:8080"
+    assert reply.getheader("Access-Control-Allow-Methods") == "POST, OPTIONS"
+    assert reply.getheader("Access-Control-Allow-Headers") == "Content-Type"
+    question = {"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}
+    status, body, reply = request(conn, "POST", "/hint", question)
+    assert status == 200 and body == tray_cli_json(question)
+    assert reply.getheader("Access-Control-Allow-Origin") == "http://localhost:8080"
+    assert reply.getheader("Vary") == "Origin" and reply.getheader("Access-Control-Allow-Methods") is None
+
+
+@pytest.mark.parametrize("origin", ["localhost:8080", "http://x.org/page", "ftp://x.org", "", "http://"])
+def test_cors_origin_must_be_an_origin(origin):
+    result = runner.invoke(app, ["serve", "--port", "0", "--cors-origin", origin])
+    assert result.exit_code == 2 and "--cors-origin: expected * or an origin" in result.output, result.output
