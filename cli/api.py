@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -126,10 +127,20 @@ def answer_hint(question: dict[str, Any]) -> dict[str, Any]:
     return answer.to_json(with_tokens=question["tokens"] > 0)
 
 
+class _InFlight:
+    """A hint being solved: requests asking the same question meanwhile wait for its answer."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.answer: dict[str, Any] | None = None  # None once done: the solve failed
+
+
 class Api:
     def __init__(self, packs: dict[str, Pack], cache: AnswerCache | None = None):
         self.packs = packs
         self.cache = cache
+        self._in_flight: dict[str, _InFlight] = {}
+        self._in_flight_lock = threading.Lock()
 
     def handle(self, method: str, target: str, body: bytes = b"") -> Response:
         """Answer one request; never raises."""
@@ -205,7 +216,25 @@ class Api:
             cached = self.cache.get(question)
             if cached is not None:
                 return respond(cached, "hit")
-        answer = answer_hint(question)
-        if self.cache is not None:
-            self.cache.put(question, answer)
-        return respond(answer, "miss")
+        # the same question asked again while it is being solved waits for that answer instead of
+        # solving it once more (threads share one core's worth of Python: each would slow the other)
+        key = AnswerCache.key(question)
+        with self._in_flight_lock:
+            flight = self._in_flight.get(key)
+            leader = flight is None
+            if leader:
+                flight = self._in_flight[key] = _InFlight()
+        if not leader:
+            flight.done.wait()
+            if flight.answer is not None:
+                return respond(flight.answer, "shared")
+            return respond(answer_hint(question), "miss")  # the first solve failed: try again here
+        try:
+            flight.answer = answer_hint(question)
+            if self.cache is not None:
+                self.cache.put(question, flight.answer)
+        finally:
+            with self._in_flight_lock:
+                del self._in_flight[key]
+            flight.done.set()
+        return respond(flight.answer, "miss")

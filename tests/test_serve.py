@@ -418,3 +418,44 @@ def test_cors_origin_lets_a_browser_page_preflight_and_call_the_hint(server, mon
 def test_cors_origin_must_be_an_origin(origin):
     result = runner.invoke(app, ["serve", "--port", "0", "--cors-origin", origin])
     assert result.exit_code == 2 and "--cors-origin: expected * or an origin" in result.output, result.output
+
+
+def test_the_same_question_asked_meanwhile_waits_for_the_one_solve(monkeypatch):
+    """Concurrent identical hints are solved once: the others wait for that answer ("shared"); if
+    that solve fails, each waiter solves the question itself."""
+    import cli.api
+
+    solve, calls, fail = cli.api.answer_hint, [], [False]
+
+    def slow(question):
+        calls.append(question)
+        time.sleep(0.3)
+        if fail[0]:
+            fail[0] = False
+            raise RuntimeError("solver bug")
+        return solve(question)
+
+    monkeypatch.setattr(cli.api, "answer_hint", slow)
+    question = {"rules": "sudoku", "board": "/".join(["#########."] * 2 + ["." * 10] * 8), "tray": ["2x1", "1x1"]}
+    for failing in (False, True):
+        api, calls[:] = Api({}, None), []
+        fail[0] = failing
+        replies = [None] * 4
+
+        def ask(i):
+            replies[i] = api.handle("POST", "/hint", json.dumps(question).encode())
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(4)]
+        threads[0].start()
+        time.sleep(0.1)  # the first is solving when the others ask
+        for thread in threads[1:]:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        kinds = sorted(reply.headers.get("X-Tenfold-Cache", str(reply.status)) for reply in replies)
+        if failing:  # the first answers 500; the three waiters then each solve it themselves
+            assert kinds == ["500", "miss", "miss", "miss"] and len(calls) == 4
+        else:
+            assert kinds == ["miss", "shared", "shared", "shared"] and len(calls) == 1
+        assert all(reply.body == tray_cli_json(question) for reply in replies if reply.status == 200)
+        assert api._in_flight == {}
