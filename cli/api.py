@@ -90,7 +90,8 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     except FormatError as err:
         raise BadRequest(str(err)) from None
     if not isinstance(data, dict):
-        raise BadRequest(f"body: expected a JSON object like {{\"rules\", \"board\", \"tray\"}}, got {type(data).__name__}")
+        raise BadRequest(f"body: expected a JSON object like {{\"rules\", \"board\", \"tray\"}}, "
+                         f"got {type(data).__name__}")
     for name in ("rules", "board", "tray"):
         if name not in data:
             raise BadRequest(f"field {name}: missing")
