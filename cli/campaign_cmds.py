@@ -9,7 +9,7 @@ import typer
 from cli.common import (Interrupt, check_seconds, cli_errors, emit_json, interrupted, progress, read_json_arg,
                         searching)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
-from solver.errors import FormatError, RulesError
+from solver.errors import FormatError, RulesError, clipped
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
 from solver.verify import Verdict, verify_level
 
@@ -64,6 +64,14 @@ def solve(
     """Is the level solvable, and what is its best score (with proof status)?"""
     check_seconds(time_limit, allow_inf=True)
     levels, single = load_levels(path, level)
+    if method == "cpsat":
+        from solver.campaign_cpsat import redeals
+
+        dealing = [lv.id for lv in levels if redeals(lv)]
+        if dealing:
+            typer.echo(f"note: --method cpsat leaves out reroll, swap and refresh, which {len(dealing)} level(s) "
+                       f"can spend on their reserve ({clipped(', '.join(dealing), 80)}): their answers are bounds; "
+                       "--method search solves them exactly", err=True)
     if single:
         with searching(f"solving {levels[0].id}") as interrupt:
             answer = solve_one(levels[0], method, time_limit, interrupt, node_limit)

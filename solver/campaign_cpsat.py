@@ -49,6 +49,12 @@ class _Option:
     turns: int = 0
 
 
+def redeals(level: Level) -> bool:
+    """Whether the level's tokens can draw from its reserve (reroll, swap, refresh): moves this
+    model leaves out, so its answers on such a level are bounds."""
+    return level.tokens > 0 and bool(level.reserve) and bool(level.variant.token_kinds & REDEAL_KINDS)
+
+
 def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] | None = None) -> CampaignAnswer:
     """The level's best score (RULES.md §3 ``best.score``) by CP-SAT, with proof status and a checked line.
 
@@ -56,7 +62,7 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
     """
     start = time.perf_counter()
     goal = level.score_goal
-    redeals = level.tokens > 0 and bool(level.reserve) and bool(level.variant.token_kinds & REDEAL_KINDS)
+    leaves_out = redeals(level)
     model = _CampaignModel(level)
     if model.impossible:
         seconds = time.perf_counter() - start
@@ -84,13 +90,13 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
                 f"CP-SAT campaign model disagrees with the rules engine on level {level.id!r}: "
                 f"model score {best}, replay {'score ' + str(replay.score) if replay.ok else replay.problem}"
             )
-    proven = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not redeals
+    proven = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not leaves_out
     if proven:
         proof = PROOF_OPTIMAL if best is not None else PROOF_INFEASIBLE
         bound = best
     else:
         proof = PROOF_BOUND
-        if redeals:
+        if leaves_out:
             bound = root_bound(level)
         elif status == cp_model.INFEASIBLE:  # cannot happen without redeals; kept for safety
             bound = None

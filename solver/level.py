@@ -51,7 +51,10 @@ def validate_schema(data: Any, name: str, where: str) -> None:
     errors = sorted(_validator(name).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         err = errors[0]
-        raise FormatError(f"{where}: field {_where(err.absolute_path)}: {clipped(err.message, 240)}")
+        message = err.message
+        if err.validator == "const":  # jsonschema says "True was expected", in Python's spelling
+            message = f"expected {json.dumps(err.validator_value)}, got {clipped(json.dumps(err.instance))}"
+        raise FormatError(f"{where}: field {_where(err.absolute_path)}: {clipped(message, 240)}")
 
 
 @dataclass
@@ -290,8 +293,9 @@ def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -
         if isinstance(move, Placement):
             placed += 1
             if placed > level.limit:
-                return Replay(False, game.final_score, placed - 1,
-                              f"move {i}: placement {placed} is past the limit of {level.limit}", game)
+                why = (f"one more than the level's trays hold ({level.piece_count} pieces)"
+                       if placed > level.piece_count else f"past the limit of {level.limit}")
+                return Replay(False, game.final_score, placed - 1, f"move {i}: placement {placed} is {why}", game)
         try:
             game.apply(move)
         except TenfoldError as err:  # the placements made: not this one

@@ -120,8 +120,8 @@ def get_piece(piece_id: str) -> Piece:
 def _get_piece(piece_id: str) -> Piece:
     if piece_id in PIECES:
         return PIECES[piece_id]
-    if set(piece_id) <= {"#", ".", "/"} and "#" in piece_id:
-        cells = _cells_from_text(piece_id, piece_id)
+    if "#" in piece_id or "/" in piece_id or (piece_id and set(piece_id) <= {"."}):  # meant as a mask
+        cells = _cells_from_text(piece_id, clipped(piece_id))
         if cells in _BY_CELLS:
             return PIECES[_BY_CELLS[cells]]
         piece = _make("", cells)
@@ -129,9 +129,8 @@ def _get_piece(piece_id: str) -> Piece:
             raise RulesError(f"piece {clipped(repr(piece_id))} is {piece.width} wide and {piece.height} tall: "
                              f"a piece must fit the {SIZE}x{SIZE} board")
         return Piece(piece.mask_text, piece.cells, piece.height, piece.width)
-    if piece_id and set(piece_id) <= {".", "/"}:
-        raise RulesError(f"piece mask {clipped(repr(piece_id))} has no cell: a #/. mask needs at least one #")
-    raise RulesError(f"unknown piece id {clipped(repr(piece_id))} (expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
+    raise RulesError(f"unknown piece id {clipped(repr(piece_id))} "
+                     f"(expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
 
 
 def largest_side(ids) -> int:

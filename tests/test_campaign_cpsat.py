@@ -176,3 +176,32 @@ def test_reserve_draws_are_not_claimed_optimal():
     answer = solve_level_cpsat(parse_level(data))
     assert answer.proof == "bound" and not answer.complete
     assert answer.bound is not None and answer.best_score is not None and answer.bound >= answer.best_score
+
+
+def test_cli_cpsat_says_when_it_leaves_out_a_levels_redeals(tmp_path):
+    """The reviewer's level: it is won only by rerolling the 3x3 into the reserve's 1x1. CP-SAT
+    cannot reroll, so its answer is a bound, and the CLI says so on stderr (stdout's JSON as it
+    was); the search solves it, with a line that replays."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from solver.moves import parse_moves
+
+    level = {"format": "tenfold.level/1", "id": "H07", "variant": "arabic", "mode": "standard",
+             "board": ["..SSSSSSSS"] + ["S" * 10] * 9, "trays": [["1x1", "3x3"]], "goals": [{"place_all": True}],
+             "tokens": 1, "reserve": ["1x1"]}
+    path = tmp_path / "h07.json"
+    path.write_text(json.dumps(level))
+    runner = CliRunner()
+    cpsat = runner.invoke(app, ["solve", str(path), "--method", "cpsat", "--json"])
+    assert cpsat.exit_code == 0, cpsat.output
+    answer = json.loads(cpsat.stdout)
+    assert answer["proof"] == "bound" and answer["solvable"] is None
+    assert "note: --method cpsat leaves out reroll, swap and refresh" in cpsat.stderr and "(H07)" in cpsat.stderr
+    search = runner.invoke(app, ["solve", str(path), "--json"])
+    exact = json.loads(search.stdout)
+    assert exact["proof"] == "optimal" and exact["solvable"] is True and search.stderr == ""
+    assert any(move.get("token") == "reroll" for move in exact["solution"])
+    assert play_solution(parse_level(level), parse_moves(exact["solution"])).ok

@@ -451,7 +451,9 @@ def test_progress_is_silent_off_a_terminal():
     (["hint", "--rules", "halloween", "--tray", "1x1", "--tokens", "2"], ["--tokens", "halloween has no tokens"]),
     (["tray", "--rules", "nope", "--tray", "1x1"], ["--rules: unknown variant 'nope'"]),
     (["tray", "--rules", "arabic", "--tray", "1x1,zz"], ["--tray[1]: unknown piece id 'zz'"]),
-    (["tray", "--rules", "arabic", "--tray", "1x1,../.."], ["--tray[1]: piece mask '../..' has no cell"]),
+    (["tray", "--rules", "arabic", "--tray", "1x1,../.."], ["--tray[1]: piece '../..': a mask needs at least one '#'"]),
+    (["tray", "--rules", "arabic", "--tray", "#x#"], ["--tray[0]: piece '#x#': row 0, column 1: expected '#' or '.'"]),
+    (["tray", "--rules", "arabic", "--tray", "##/#"], ["piece '##/#': every row of a mask must have the same"]),
 ])
 def test_options_name_themselves_in_errors(args, needles):
     assert_bad_input(runner.invoke(app, args), *needles)

@@ -170,6 +170,22 @@ def test_the_limit_and_the_goals_are_enforced():
     assert not unmet.ok and "pumpkins" in unmet.problem
 
 
+def test_a_placement_after_the_last_tray_says_so_where_no_limit_is_set():
+    data = copy.deepcopy(LEVEL)
+    del data["limit"]
+    moves = parse_moves(LEVEL["solution"] + [{"piece": "1x1", "row": 9, "col": 9}])
+    result = play_solution(parse_level(data), moves)
+    assert not result.ok and result.placements == 4
+    assert result.problem == "move 4: placement 5 is one more than the level's trays hold (4 pieces)"
+
+
+def test_a_fixed_value_the_file_gets_wrong_is_named_in_json():
+    data = copy.deepcopy(LEVEL)
+    data["goals"] = [{"pumpkins": False}]
+    with pytest.raises(FormatError, match=r"field goals\[0\]\.pumpkins: expected true, got false"):
+        parse_level(data)
+
+
 def test_defaults_for_limit_and_tokens():
     data = copy.deepcopy(LEVEL)
     del data["limit"]
