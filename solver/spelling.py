@@ -96,5 +96,13 @@ def spell_tray_answer(data: dict[str, Any], variant: Variant, board: Board, stre
     if data.get("plan"):
         out["plan"] = spell_moves(game(), list(tray), parse_moves(data["plan"]))
     if data.get("safe_moves"):
-        out["safe_moves"] = [spell_moves(game(), list(tray), [m])[0] for m in parse_moves(data["safe_moves"])]
+        # a first move acts on any slot holding its piece: a shape the tray spells two ways (5x1 and
+        # #/#/#/#/#) is listed under each, so a client looking either up by id finds it
+        spellings: dict[str, list[str]] = {}
+        for piece in tray:
+            names = spellings.setdefault(get_piece(piece).id, [])
+            if piece not in names:
+                names.append(piece)
+        out["safe_moves"] = [{**move, "piece": name} for move in data["safe_moves"]
+                             for name in spellings[get_piece(move["piece"]).id]]
     return out

@@ -22,6 +22,7 @@ from cli.main import app
 from cli.serve_cmd import make_server
 from solver.bitboard import bb_cell
 from solver.board import Board
+from solver.pieces import get_piece
 from solver.variants import find_variant
 
 runner = CliRunner()
@@ -107,6 +108,13 @@ def spelled_tray_replays(question: dict, answer: dict) -> None:
         tray.remove(move["piece"])
     assert not tray
     assert answer["safe_moves"] and all(m["piece"] in question["tray"] for m in answer["safe_moves"])
+    # a safe spot of a shape the tray spells two ways is listed under each spelling (each slot can
+    # take it), and nothing else: the canonical answer's spots, once per spelling of their piece
+    canonical = tray_cli_json({**question, "tray": [get_piece(p).id for p in question["tray"]]})["safe_moves"]
+    spellings = {get_piece(p).id: sorted({q for q in question["tray"] if get_piece(q).id == get_piece(p).id})
+                 for p in question["tray"]}
+    expected = sorted((name, m["row"], m["col"]) for m in canonical for name in spellings[m["piece"]])
+    assert sorted((m["piece"], m["row"], m["col"]) for m in answer["safe_moves"]) == expected
 
 
 def test_hints_name_pieces_as_the_tray_spells_them(server):
