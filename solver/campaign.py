@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from . import watch
-from .bitboard import Bitboard, cell_col, cell_row, scan_cells
+from .bitboard import Bitboard, scan_cells
 from .bounds import clear_points_bound, reachable_pieces
 from .engine import has_complete_zone, placement_points, settle
 from .level import Level, play_solution, removals_before_last_placement
-from .moves import REDEAL_KINDS, Move, Placement, TokenUse
+from .moves import REDEAL_KINDS, Move, Placement, TokenUse, removals
 from .pieces import get_piece, placements, turned_shapes
 
 PROOF_OPTIMAL = "optimal"
@@ -243,7 +243,7 @@ class CampaignSearch:
             self._offer(s, points, line)
         elif self._pumpkins_removable(s):
             # Stop here by spending a token on each pumpkin left.
-            removes = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(s.pumpkins)]
+            removes = removals(s.pumpkins)
             n = len(removes)
             self._offer(s._replace(filled=s.filled & ~s.pumpkins, pumpkins=0, tokens=s.tokens - n),
                         points, line + removes)
@@ -370,7 +370,7 @@ class CampaignSearch:
                     if skip_plain and cost and not self._completes(occupied | spot.mask, spot.mask):
                         continue
                     lead: list[Move] = [TokenUse("rotate", piece=piece, turns=turns)] if turns else []
-                    lead += [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(overlap)]
+                    lead += removals(overlap)
                     base = s._replace(filled=s.filled & ~overlap, pumpkins=s.pumpkins & ~overlap,
                                     tokens=s.tokens - cost, tray=tray)
                     if cost:
@@ -405,7 +405,7 @@ class CampaignSearch:
                            for c in chosen):
                     continue
                 mask = sum(1 << c for c in chosen)
-                moves = lead + [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in chosen]
+                moves = lead + removals(mask)
                 line.extend(moves)
                 self._place(s._replace(filled=s.filled & ~mask, pumpkins=s.pumpkins & ~mask,
                                      tokens=s.tokens - size), shape, spot, points, line)

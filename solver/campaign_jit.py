@@ -153,7 +153,7 @@ from .engine import has_complete_zone
 from .enumerate_jit import split
 from .evaluate_jit import _pop64
 from .level import Level
-from .moves import Move, Placement, TokenUse
+from .moves import Move, Placement, TokenUse, removals
 from .pieces import placements
 
 STATUS_DONE, STATUS_BUDGET, STATUS_FOUND = 0, 1, 2
@@ -931,16 +931,12 @@ class CompiledSearch:
                 shape, piece = tb.ids[g], tb.ids[int(orig[a])]
                 if shape != piece:
                     line.append(TokenUse("rotate", piece=piece, turns=tb.turns[piece, shape]))
-                line += _removes(int(rm_lo[a]) | int(rm_hi[a]) << 64)
+                line += removals(int(rm_lo[a]) | int(rm_hi[a]) << 64)
                 spot = placements(shape)[k]
                 line.append(Placement(spot.piece, spot.row, spot.col))
-            line += _removes(int(pk_lo) | int(pk_hi) << 64)
+            line += removals(int(pk_lo) | int(pk_hi) << 64)
         found = None if best == none else int(best)
         return int(status), found, int(nodes), line
-
-
-def _removes(mask: int) -> list[Move]:
-    return [TokenUse("remove", row=c // 10, col=c % 10) for c in range(100) if mask >> c & 1]
 
 
 _warm = False

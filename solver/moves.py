@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Union
 
+from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .errors import FormatError
 from .pieces import get_piece
 
@@ -43,6 +44,11 @@ class TokenUse:
 
 
 Move = Union[Placement, TokenUse]
+
+
+def removals(tiles: Bitboard) -> list[TokenUse]:
+    """A remove token for each tile of ``tiles``, in cell order."""
+    return [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(tiles)]
 
 
 def _int_field(data: dict, key: str, where: str, lo: int, hi: int) -> int:

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
 
-from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells, cell_row, cell_col
+from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells
 from .board import Board
 from .engine import Streak, has_complete_zone, placement_points, settle
-from .moves import Move, Placement, TokenUse
+from .moves import Move, Placement, TokenUse, removals
 from .pieces import Spot, get_piece, placements, rotate_cw, turned_shapes
 from .variants import Variant
 
@@ -418,15 +418,14 @@ class TraySearch:
                 spent = blocked.bit_count()
                 if blocked & self.stones or spent > tokens or (not rest and spent < tokens):
                     continue
-                lead = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(blocked)]
+                lead = removals(blocked)
                 place = Placement(spot.piece, spot.row, spot.col)
                 base = filled & ~blocked
                 if not rest:
                     yield spot, rest, base, lead + [place], spent
                     continue
                 for stopped in self._stoppers(base, spot.mask, tokens - spent, full_scan):
-                    stops = [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(stopped)]
-                    yield spot, rest, base & ~stopped, lead + stops + [place], spent + stopped.bit_count()
+                    yield spot, rest, base & ~stopped, lead + removals(stopped) + [place], spent + stopped.bit_count()
 
     def _stoppers(self, filled: Bitboard, mask: Bitboard, budget: int, full_scan: bool):
         """The sets of tiles (at most ``budget``) whose removal stops zones that placing ``mask``
