@@ -19,7 +19,7 @@ import math
 import random
 from dataclasses import asdict, dataclass
 
-from solver.engine import Game, placement_points, settle
+from solver.engine import Game, copy_game
 from solver.level import Level
 from solver.moves import Placement
 from solver.pieces import placements
@@ -57,31 +57,35 @@ def legal_placements(game: Game) -> list[Placement]:
     ]
 
 
-def playout_peak(level: Level, rng: random.Random, greedy: bool) -> int:
-    """The highest score at a moment when every goal but the score holds; -1 if there is none."""
+def playout(level: Level, rng: random.Random, greedy: bool, explore: float = 0.1) -> tuple[int, list[Placement]]:
+    """One seeded playout to the limit (or until no piece of the tray fits): its peak, the
+    highest score at a moment when every goal but the score holds (-1 if there is none), and
+    its placements. A greedy playout takes the most points now, ties at random, but a random
+    move with chance ``explore``."""
     game = level.new_game()
     peak = game.final_score if level.goals_met(game, ignore_score=True) else -1
+    line: list[Placement] = []
     while game.placements < level.limit:
         moves = legal_placements(game)
         if not moves:
             break
-        if greedy and rng.random() >= 0.1:
+        if greedy and rng.random() >= explore:
             move = _greedy_choice(game, moves, rng)
         else:
             move = rng.choice(moves)
         game.apply(move)
+        line.append(move)
         if level.goals_met(game, ignore_score=True):
             peak = max(peak, game.final_score)
-    return peak
+    return peak, line
 
 
 def _greedy_choice(game: Game, moves: list[Placement], rng: random.Random) -> Placement:
-    variant = game.variant
+    """A move that scores the most points now (the flow bonus of a turn it ends included), ties
+    at random; the one move applier judges each."""
     best, chosen = None, []
     for move in moves:
-        spot = next(s for s in placements(move.piece) if s.row == move.row and s.col == move.col)
-        _, lines, regions = settle(variant, game.board.filled, game.board.stones, spot.mask)
-        points = placement_points(variant, spot.mask.bit_count(), lines, regions, game.streak.run)
+        points = copy_game(game).apply(move).points
         if best is None or points > best:
             best, chosen = points, [move]
         elif points == best:
@@ -89,10 +93,11 @@ def _greedy_choice(game: Game, moves: list[Placement], rng: random.Random) -> Pl
     return rng.choice(chosen)
 
 
-def playout_peaks(level: Level, seed: int, random_runs: int = 200, greedy_runs: int = 50) -> tuple[list[int], list[int]]:
+def playout_peaks(level: Level, seed: int, random_runs: int = 200,
+                  greedy_runs: int = 50) -> tuple[list[int], list[int]]:
     rng = random.Random(seed)
-    randoms = [playout_peak(level, rng, greedy=False) for _ in range(random_runs)]
-    greedies = [playout_peak(level, rng, greedy=True) for _ in range(greedy_runs)]
+    randoms = [playout(level, rng, greedy=False)[0] for _ in range(random_runs)]
+    greedies = [playout(level, rng, greedy=True)[0] for _ in range(greedy_runs)]
     return randoms, greedies
 
 

@@ -1,0 +1,173 @@
+"""The generator's grading data against the reference rules (``level_reference``, which shares
+no code with ``solver/``).
+
+A grade stands on three measurements besides the proof's effort: the number of distinct winning
+placement sequences (``generator.lines``), and the shares of random and greedy playouts that
+win (``generator.grade``). Each is held here to an independent reading on hundreds of seeded
+tiny levels in every variant (stones, pumpkins and their goal, place_all, limits below the
+piece count, zones complete at the start, unspent tokens' bonus):
+
+* the count, for every score goal a level could carry, is the number of placement sequences
+  within the limit that meet every goal at their end and at no shorter prefix, enumerated on
+  the reference rules; the walk's node budget is exactly the sequences it has to visit;
+* every playout replays move by move on the reference rules, stops only at the limit or when
+  no piece of the tray fits, and its peak is the highest reference score at a moment when every
+  goal but the score holds; a greedy playout that never explores takes, at every step, a move
+  that scores the most points now on the reference rules.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from generator.grade import playout, playout_peaks
+from generator.lines import first_win_count, winning_intervals
+from level_reference import _Play
+from random_boards import MODES, dress, random_goals
+from solver.level import parse_level
+from solver.variants import find_variant
+from test_campaign_reference import stony_level, tiny_level
+
+SEEDS = range(240)
+CHUNKS = 4
+
+
+SMALL = ("1x1", "1x2", "2x1", "1x3", "3x1", "2x2", "L3-nw", "L3-ne", "L3-sw", "L3-se")
+
+
+def roomy_level(seed: int) -> dict:
+    """Room for many lines: 10-18 empty cells, two or three small pieces in one or two trays,
+    nearly complete zones, stones, pumpkins; tokens left unspent count for their bonus."""
+    rng = random.Random(f"roomy-{seed}")
+    name = ("halloween", "arabic", "sudoku")[seed % 3]
+    variant = find_variant(name)
+    while True:
+        grid = [["#"] * 10 for _ in range(10)]
+        dress(rng, variant, grid, zones=(0, 3), stones=(0, 1, 3), pumpkins=(0, 1, 2))
+        open_cells = rng.sample(range(100), rng.randint(10, 18))
+        for c in open_cells:
+            if grid[c // 10][c % 10] == "#":
+                grid[c // 10][c % 10] = "."
+        pumpkins = sum(row.count("P") for row in grid)
+        if 8 <= sum(row.count(".") for row in grid) <= 18:
+            break
+    sizes = rng.choice(([2], [3], [1, 1], [2, 1], [1, 2]))
+    trays = [[rng.choice(SMALL) for _ in range(n)] for n in sizes]
+    goals = random_goals(rng, pumpkins, 0.6)
+    return {"format": "tenfold.level/1", "id": f"g{seed}", "variant": name, "mode": MODES[name],
+            "board": ["".join(row) for row in grid], "trays": trays, "goals": goals,
+            "limit": rng.randint(max(1, sum(sizes) - 1), sum(sizes)),
+            "tokens": 0 if name == "halloween" else rng.randint(0, 2)}
+
+
+def levels(chunk: int):
+    """Tiny levels (dense boards), roomier ones, and strips of stones (zones that complete
+    again and again), as dicts."""
+    for seed in SEEDS[chunk::CHUNKS]:
+        yield tiny_level(seed)
+        yield roomy_level(seed)
+        if seed % 2 == 0:
+            yield stony_level(seed)
+
+
+def placement_moves(play: _Play):
+    return [move for move in play.moves() if "token" not in move]
+
+
+def reference_sequences(data: dict) -> list[tuple[bool, int, int]]:
+    """Every placement sequence within the limit (the empty one too), as (every goal but the
+    score holds at its end, its score, the highest score of a shorter prefix where they held,
+    -1 if none)."""
+    found: list[tuple[bool, int, int]] = []
+
+    def walk(play: _Play, before: int) -> None:
+        ok = not play.goals_unmet()
+        found.append((ok, play.score, before))
+        if ok:
+            before = max(before, play.score)
+        for move in placement_moves(play):
+            child = play.copy()
+            assert not child.move(move)
+            walk(child, before)
+
+    walk(_Play(data), -1)
+    return found
+
+
+def goals_to_try(sequences: list[tuple[bool, int, int]]) -> set[int]:
+    """Every score goal where a count can change: each winning score and the one above it."""
+    scores = {score for ok, score, _ in sequences if ok}
+    return {1} | scores | {score + 1 for score in scores}
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_winning_line_counts_match_the_sequences_enumerated_on_the_reference_rules(chunk):
+    counted = capped = 0
+    for data in levels(chunk):
+        level = parse_level(data)
+        sequences = reference_sequences(data)
+        intervals, complete = winning_intervals(level, node_budget=len(sequences))
+        assert complete, data
+        for goal in goals_to_try(sequences):
+            expected = sum(1 for ok, score, before in sequences if ok and score >= goal and before < goal)
+            assert first_win_count(intervals, goal) == expected, (goal, data)
+            counted += expected > 0
+        if len(sequences) > 1:  # one node short of the whole tree: the count is capped
+            assert not winning_intervals(level, node_budget=len(sequences) - 1)[1], data
+            capped += 1
+    assert counted >= 100 and capped >= 40, (counted, capped)
+
+
+def replay_playout(data: dict, line, peak: int) -> None:
+    """The line is legal on the reference rules, ends only where play must, and peaks as said."""
+    play = _Play(data)
+    best = play.score if not play.goals_unmet() else -1
+    for i, move in enumerate(line):
+        why = play.move({"piece": move.piece, "row": move.row, "col": move.col})
+        assert not why, f"move {i} {move}: {why}: {data}"
+        if not play.goals_unmet():
+            best = max(best, play.score)
+    assert play.placed >= play.limit or not placement_moves(play), data
+    assert peak == best, (peak, best, data)
+
+
+def reference_points_now(play: _Play, move: dict) -> int:
+    child = play.copy()
+    assert not child.move(move)
+    return child.game.score - play.game.score
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_playouts_replay_on_the_reference_rules_and_greedy_takes_the_most_points(chunk):
+    rng = random.Random(f"playouts-{chunk}")
+    greedy_checked = 0
+    for data in levels(chunk):
+        level = parse_level(data)
+        for greedy in (False, False, True, True):
+            peak, line = playout(level, rng, greedy=greedy, explore=0.0)
+            replay_playout(data, line, peak)
+            if not greedy:
+                continue
+            play = _Play(data)
+            for move in line:
+                as_dict = {"piece": move.piece, "row": move.row, "col": move.col}
+                most = max(reference_points_now(play, m) for m in placement_moves(play))
+                assert reference_points_now(play, as_dict) == most, (move, data)
+                play.move(as_dict)
+                greedy_checked += 1
+    assert greedy_checked >= 150, greedy_checked
+
+
+def test_playout_peaks_are_those_of_the_playouts_replayed():
+    """``playout_peaks`` measures the seeded playouts that ``playout`` plays (those the test
+    above replays), random ones first."""
+    for seed in range(0, 60, 3):
+        data = tiny_level(seed)
+        level = parse_level(data)
+        randoms, greedies = playout_peaks(level, seed, random_runs=12, greedy_runs=6)
+        rng = random.Random(seed)
+        again = [playout(level, rng, greedy=False)[0] for _ in range(12)]
+        again += [playout(level, rng, greedy=True)[0] for _ in range(6)]
+        assert randoms + greedies == again, data
