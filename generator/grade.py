@@ -19,10 +19,10 @@ import math
 import random
 from dataclasses import asdict, dataclass
 
-from solver.engine import Game, copy_game
+from solver.engine import Game
 from solver.level import Level
 from solver.moves import Placement
-from solver.pieces import placements
+from solver.pieces import placement_mask, placements
 
 # The one list of grades: names, order, and the upper edge of each band.
 GRADES: tuple[tuple[str, float], ...] = (
@@ -81,11 +81,11 @@ def playout(level: Level, rng: random.Random, greedy: bool, explore: float = 0.1
 
 
 def _greedy_choice(game: Game, moves: list[Placement], rng: random.Random) -> Placement:
-    """A move that scores the most points now (the flow bonus of a turn it ends included), ties
-    at random; the one move applier judges each."""
+    """A move that scores the most points now (the flow bonus of a turn it ends included, as the
+    move applier scores it), ties at random."""
     best, chosen = None, []
     for move in moves:
-        points = copy_game(game).apply(move).points
+        points = game.points_now(placement_mask(move.piece, move.row, move.col))[1]
         if best is None or points > best:
             best, chosen = points, [move]
         elif points == best:

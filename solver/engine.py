@@ -213,11 +213,8 @@ class Game:
                 f"piece {piece.id} at row {move.row}, col {move.col} overlaps {what} "
                 f"at row {cell_row(cell)}, col {cell_col(cell)}"
             )
-        filled, lines, regions = settle(
-            self.variant, self.board.filled, self.board.stones, mask, self._full_scan
-        )
+        filled, lines, regions, points = self.outcome(mask)
         self._full_scan = False
-        points = placement_points(self.variant, piece.size, lines, regions, self.streak.run)
         cleared = (self.board.filled | mask) & ~filled
         self.board = Board(filled, self.board.stones, self.board.pumpkins & filled)
         self.streak = self.streak.after_placement(lines + regions > 0)
@@ -227,10 +224,7 @@ class Game:
         result = MoveResult(move, points, lines, regions, cleared)
         if self.tray is not None:
             self.tray.remove(piece.id)
-            turn_over = not self.tray
-        else:
-            turn_over = self.placements_in_turn == TRAY_SIZE
-        if turn_over:
+        if self._turn_over(len(self.tray or ()), self.placements_in_turn):
             bonus, self.streak = self.streak.after_turn(self.variant)
             self.score += bonus
             result.points += bonus
@@ -241,6 +235,28 @@ class Game:
             if self.tray is not None and self.deals is not None:
                 self.tray = [get_piece(p).id for p in (self.deals.next_tray() or [])]
         return result
+
+    def outcome(self, mask: Bitboard) -> tuple[Bitboard, int, int, int]:
+        """What putting ``mask`` down now would do, without doing it: (filled after the clears,
+        lines cleared, regions cleared, its points). The points are those of the placement
+        alone; ``points_now`` adds the flow bonus of a turn it would end."""
+        filled, lines, regions = settle(self.variant, self.board.filled, self.board.stones, mask,
+                                        self._full_scan)
+        return filled, lines, regions, placement_points(self.variant, mask.bit_count(), lines, regions,
+                                                        self.streak.run)
+
+    def points_now(self, mask: Bitboard) -> tuple[Bitboard, int]:
+        """(filled after, the points ``apply`` would score) for a placement of ``mask`` now:
+        a greedy choice's measure."""
+        filled, lines, regions, points = self.outcome(mask)
+        if self._turn_over(len(self.tray or ()) - 1, self.placements_in_turn + 1):
+            points += self.streak.after_placement(lines + regions > 0).after_turn(self.variant)[0]
+        return filled, points
+
+    def _turn_over(self, tray_left: int, in_turn: int) -> bool:
+        """Whether a placement ends its turn, with ``tray_left`` pieces left in the tray after
+        it and ``in_turn`` placements made in the turn (a free game's turn is three)."""
+        return tray_left == 0 if self.tray is not None else in_turn == TRAY_SIZE
 
     def _use_token(self, move: TokenUse) -> MoveResult:
         kind = move.token

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .bitboard import BB_ALL, isolated_empty
-from .engine import Game, placement_points, settle
+from .engine import Game
 from .moves import Move, Placement
 from .pieces import placements
 
@@ -14,7 +14,6 @@ Policy = Callable[[Game], Move | None]  # a placement, or a token use where the 
 
 def greedy(game: Game) -> Placement | None:
     """The placement with the most points now; ties: more empty cells, fewer isolated ones, first found."""
-    variant = game.variant
     stones = game.board.stones
     occupied = game.board.occupied
     best_key = None
@@ -23,8 +22,7 @@ def greedy(game: Game) -> Placement | None:
         for spot in placements(piece):
             if spot.mask & occupied:
                 continue
-            filled, lines, regions = settle(variant, game.board.filled, stones, spot.mask)
-            points = placement_points(variant, spot.mask.bit_count(), lines, regions, game.streak.run)
+            filled, points = game.points_now(spot.mask)
             after = filled | stones
             key = (points, (BB_ALL & ~after).bit_count(), -isolated_empty(after))
             if best_key is None or key > best_key:
