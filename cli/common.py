@@ -180,40 +180,76 @@ def refuse_file_in_path(path: Path) -> None:
 
 
 def write_files_atomically(files: dict[Path, bytes]) -> None:
-    """Write several files all or (as far as a file system allows) none: each goes to a
-    temporary file beside its place, and only when every one is written are they renamed into
-    place. A place that is a folder is refused before anything is written. An error names the
-    place, never the temporary file."""
-    for path in files:
-        if Path(path).is_dir():
+    """Write several files all or none: each goes to a temporary file beside its place, and only
+    when every one is written are they renamed into place, each old file kept aside until all
+    are; a failure on the way (a full disk, a file that may not be replaced) undoes the renames
+    already done, restores the old files and removes the folders it created. A place that is a
+    folder is refused before anything is written; a place that is a symbolic link is written
+    through (the file it points to is replaced, the link kept). An error names the place, never
+    a temporary file."""
+    places = {Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path): data
+              for path, data in files.items()}
+    for path in places:
+        if path.is_dir():
             raise OSError(errno.EISDIR, "is a folder, not a file", str(path))
-        refuse_file_in_path(Path(path))
+        refuse_file_in_path(path)
+    created: list[Path] = []  # folders made here, outermost first
     staged: list[tuple[str, Path]] = []
-    renamed = 0
+    moved: list[tuple[Path, str | None]] = []  # (place, where its old file was set aside)
+    done = False
     try:
-        for path, data in files.items():
-            path = Path(path)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+        for path, data in places.items():
+            with _naming(path):
+                for folder in reversed(path.parents):
+                    if not folder.exists():
+                        folder.mkdir(exist_ok=True)  # exist_ok: made meanwhile by another
+                        created.append(folder)
                 fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            except OSError as err:
-                raise OSError(err.errno, err.strerror, str(path)) from None
-            staged.append((tmp, path))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.chmod(tmp, _new_file_mode(path))
+                staged.append((tmp, path))
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.chmod(tmp, _new_file_mode(path))
         for tmp, path in staged:
-            try:
+            with _naming(path):
+                old = None
+                if path.exists():
+                    old = tmp + ".old"
+                    os.replace(path, old)
+                moved.append((path, old))
                 os.replace(tmp, path)
-            except OSError as err:
-                raise OSError(err.errno, err.strerror, str(path)) from None
-            renamed += 1
+        done = True
     finally:
-        for tmp, _ in staged[renamed:]:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
+        if not done:
+            for path, old in reversed(moved):  # back as it was, as far as the file system lets
+                if old:
+                    _quietly(os.replace, old, path)
+                else:
+                    _quietly(os.unlink, path)
+        for tmp, _ in staged:
+            _quietly(os.unlink, tmp)
+        for _, old in moved:
+            if old and done:
+                _quietly(os.unlink, old)
+        if not done:
+            for folder in reversed(created):
+                _quietly(os.rmdir, folder)
+
+
+@contextmanager
+def _naming(path: Path):
+    """An ``OSError`` inside names ``path`` (not a temporary file, nor nothing: a full disk's
+    error names no file)."""
+    try:
+        yield
+    except OSError as err:
+        raise OSError(err.errno, err.strerror or str(err), str(path)) from None
+
+
+def _quietly(call, *args) -> None:
+    try:
+        call(*args)
+    except OSError:
+        pass
 
 
 def _new_file_mode(path: Path) -> int:

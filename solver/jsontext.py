@@ -1,23 +1,40 @@
 """JSON input text to Python values, with every way it can be bad reported as a ``FormatError``:
 malformed JSON (with its line and column), nesting too deep to read, integers too long to
-convert, and strings that are not text (a lone UTF-16 surrogate, which ``\\ud800`` spells in
-valid JSON but no output can encode)."""
+convert, numbers JSON has not (``NaN``, ``Infinity``, which Python's reader takes, and one too
+large for a float, as ``1e400``, which it reads as infinity: a strict reader of what we write
+would refuse either), and strings that are not text: a lone UTF-16 surrogate, which ``\\ud800``
+spells in valid JSON but no output can encode, and a control character other than tab, line
+feed and carriage return (``\\u0001``), which XML (the Tiled maps, the pictures) cannot hold
+and which a terminal would act on."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from typing import Any
 
 from .errors import FormatError
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_TEXT = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+class _NotANumber:
+    """Where the reader met a number JSON has not: its text, to be reported with its field."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _number(text: str) -> float | _NotANumber:
+    value = float(text)
+    return value if math.isfinite(value) else _NotANumber(text)
 
 
 def load_json(text: str, what: str) -> Any:
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_NotANumber, parse_float=_number)
     except json.JSONDecodeError as err:
         raise FormatError(f"{what}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
     except RecursionError:
@@ -25,26 +42,35 @@ def load_json(text: str, what: str) -> Any:
     except ValueError:  # an integer past Python's digit limit for conversion
         raise FormatError(f"{what}: invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
                           ) from None
-    found = lone_surrogate(data)
+    found = not_text(data)
     if found is not None:
-        where, char = found
-        raise FormatError(f"{what}: {where}: a string holds a lone surrogate (\\u{ord(char):04x}), which is not text")
+        where, bad = found
+        if isinstance(bad, _NotANumber):
+            why = ("not a number JSON has" if bad.text in ("NaN", "Infinity", "-Infinity") else
+                   "too large a number (it reads as infinity)")
+            raise FormatError(f"{what}: {where}: {bad.text} is {why}")
+        kind = "a lone surrogate" if "\ud800" <= bad <= "\udfff" else "a control character"
+        raise FormatError(f"{what}: {where}: a string holds {kind} (\\u{ord(bad):04x}), which is not text")
     return data
 
 
-def lone_surrogate(data: Any) -> tuple[str, str] | None:
-    """The first string (a key or a value) holding a lone surrogate: its place, as
-    ``field levels[2].id``, and the surrogate; None when every string is text."""
+def not_text(data: Any) -> tuple[str, str | _NotANumber] | None:
+    """The first value that is not text or not a JSON number: a string (a key or a value)
+    holding a lone surrogate or a control character, with that character, or a number JSON has
+    not; its place, as ``field levels[2].id``. None when there is none."""
     stack = [(data, "")]
     while stack:
         value, where = stack.pop()
+        place = f"field {where.lstrip('.')}" if where else "the text"
+        if isinstance(value, _NotANumber):
+            return place, value
         if isinstance(value, str):
-            match = _SURROGATE.search(value)
+            match = _NOT_TEXT.search(value)
             if match:
-                return f"field {where.lstrip('.')}" if where else "the text", match.group()
+                return place, match.group()
         elif isinstance(value, dict):
             for key in value:
-                match = _SURROGATE.search(key)
+                match = _NOT_TEXT.search(key)
                 if match:
                     return f"a key in field {where.lstrip('.')}" if where else "a key", match.group()
             stack.extend((item, f"{where}.{key}") for key, item in reversed(value.items()))

@@ -5,7 +5,9 @@ Also ``tenfold show`` on a board and a level, and ``tenfold play`` determinism.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 
 import pytest
 from typer.testing import CliRunner
@@ -261,12 +263,19 @@ def test_play_deals_file_errors(tmp_path):
     ('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}", ("level.json", "invalid JSON", "nested too deeply")),
     ('{"format": "tenfold.level/1", "id": "\\ud800"}', ("level.json", "field id", "lone surrogate", "\\ud800")),
     ('{"levels": [{"id": "ok"}, {"trays": [["\\udfff"]]}]}', ("field levels[1].trays[0][0]", "lone surrogate")),
+    ('{"format": "tenfold.level/1", "id": "a\\u0001b"}', ("field id", "control character", "\\u0001")),
+    ('{"levels": [{"id": "ok", "grade": "x\\u001b[2J"}]}', ("field levels[0].grade", "control character")),
+    ('{"levels": [{"id": "ok", "difficulty": NaN}]}', ("field levels[0].difficulty", "NaN", "not a number JSON")),
+    ('{"format": "tenfold.level/1", "x": [1, -Infinity]}', ("field x[1]", "-Infinity", "not a number JSON")),
+    ('{"format": "tenfold.level/1", "difficulty": 1e400}', ("field difficulty", "1e400", "too large")),
 ])
 @pytest.mark.parametrize("command", ["show", "solve", "verify"])
 def test_json_no_command_can_read_is_one_line(tmp_path, command, text, needles):
     """Valid JSON by its grammar that Python cannot read (an integer past the digit limit,
     nesting past the recursion limit) or that holds no text (a lone surrogate, which no
-    output can encode): one line naming the file and the problem."""
+    output can encode; a control character, which XML cannot hold and a terminal acts on), and
+    numbers JSON has not (NaN, Infinity, and one that reads as infinity), which Python reads:
+    one line naming the file, the field and the problem."""
     assert_bad_input(runner.invoke(app, [command, write(tmp_path, "level.json", text)]), *needles)
 
 
@@ -344,6 +353,76 @@ def test_export_into_a_folder_writes_every_file_or_none(tmp_path):
     line = assert_bad_input(result, "second.json", "folder")
     assert ".tmp" not in line
     assert sorted(p.name for p in out.iterdir()) == ["second.json"]  # first.json was not written either
+
+
+def three_level_pack(tmp_path) -> str:
+    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Three", "generator": {"seed": 1, "version": "t"},
+            "levels": [level_data(id="first"), level_data(id="second"), level_data(id="third")]}
+    return write(tmp_path, "pack.json", pack)
+
+
+def test_an_export_that_fails_while_renaming_puts_every_old_file_back(tmp_path, monkeypatch):
+    """The third file may not be replaced (an immutable file, say): the two renamed before it
+    are undone, the old files are back as they were, and no temporary file is left."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("first.json", "third.json"):
+        (out / name).write_text(f"old {name}")
+    real_replace = os.replace
+
+    def replace(src, dst):
+        if str(src).endswith("third.json") and not str(dst).endswith("third.json"):
+            raise PermissionError(errno.EPERM, "Operation not permitted")  # setting the old file aside
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    result = runner.invoke(app, ["export", three_level_pack(tmp_path), "--format", "json", "--out", str(out)])
+    line = assert_bad_input(result, "third.json", "not permitted")
+    assert ".tmp" not in line and ".old" not in line
+    assert sorted(p.name for p in out.iterdir()) == ["first.json", "third.json"]
+    assert [(out / n).read_text() for n in ("first.json", "third.json")] == ["old first.json", "old third.json"]
+
+
+def test_an_export_that_runs_out_of_disk_names_the_file_and_leaves_nothing(tmp_path, monkeypatch):
+    """A full disk (the error names no file) while writing the second file: the error names its
+    place, and neither files nor the folders the export made are left."""
+    real_fdopen = os.fdopen
+    opened = []
+
+    class Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def fdopen(fd, *args, **kwargs):
+        opened.append(fd)
+        fh = real_fdopen(fd, *args, **kwargs)
+        return Full(fh) if len(opened) == 2 else fh
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    out = tmp_path / "new" / "folder"
+    result = runner.invoke(app, ["export", three_level_pack(tmp_path), "--format", "json", "--out", str(out)])
+    assert_bad_input(result, str(out / "second.json"), "No space left on device")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pack.json"]
+
+
+def test_an_export_to_a_symbolic_link_replaces_the_file_it_points_to(tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    result = runner.invoke(app, ["export", write(tmp_path, "level.json", level_data(id="one")), "--format", "json",
+                                 "--out", str(link)])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and json.loads(target.read_text())["id"] == "one"
 
 
 @pytest.mark.parametrize("changes, needles", [
