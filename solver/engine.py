@@ -10,6 +10,7 @@ Two layers, both used by everything:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .bitboard import Bitboard, bb_cell, cell_col, cell_row, scan_cells
@@ -156,7 +157,6 @@ class Game:
         if self.tokens <= 0:
             return False
         kinds = self.variant.token_kinds
-        occupied = self.board.occupied
         if kinds & REDEAL_KINDS:
             if isinstance(self.deals, RandomDeals):
                 return True
@@ -165,18 +165,32 @@ class Game:
                 needed = 1 if "swap" in kinds else len(self.tray or ())
                 if self.deals.reserve_left >= needed:
                     return True
-        if "rotate" in kinds:
-            for p in self.tray or ():
-                if any(piece_fits(rotate_cw(get_piece(p), t).id, occupied) for t in (1, 2, 3)):
-                    return True
-        if "remove" in kinds:
-            filled = self.board.filled
-            for p in self.tray or ():
-                for pl in placements(p):
-                    blocked = pl.mask & occupied
-                    if blocked & (blocked - 1) == 0 and blocked & filled == blocked:
-                        return True
+        if kinds & {"rotate", "remove"}:
+            return self._cheapest_fit(kinds) <= self.tokens
         return False
+
+    def _cheapest_fit(self, kinds: frozenset[str] | set[str]) -> int | float:
+        """The fewest rotate and remove tokens after which some piece of the tray fits: a turned
+        piece costs one, and each tile (never a stone) under its spot one more; inf when none
+        can. Those spent on one piece are all a game needs to go on (RULES.md §1: it ends only
+        when no piece fits after any token use the variant allows)."""
+        stones, filled = self.board.stones, self.board.filled
+        removes = "remove" in kinds
+        fewest: int | float = math.inf
+        for piece in dict.fromkeys(self.tray or ()):
+            shapes = {get_piece(piece).id: 0}
+            if "rotate" in kinds:
+                for turns in (1, 2, 3):
+                    shapes.setdefault(rotate_cw(get_piece(piece), turns).id, 1)
+            for shape, cost in shapes.items():
+                for spot in placements(shape):
+                    if spot.mask & stones:
+                        continue
+                    tiles = (spot.mask & filled).bit_count()
+                    if tiles and not removes:
+                        continue
+                    fewest = min(fewest, cost + tiles)
+        return fewest
 
     @property
     def is_over(self) -> bool:

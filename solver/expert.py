@@ -454,7 +454,7 @@ class ExpertPolicy:
             return [TokenUse("reroll")]
         if can_draw and "refresh" in kinds:
             return [TokenUse("refresh")]
-        if kinds & {"rotate", "remove"} and game.tokens > 1:
+        if kinds & {"rotate", "remove"}:  # one token too: a removal after a placement
             rescued = TraySearch(variant, game.board, game.streak).rescue(tray, game.tokens)
             if rescued is not None:
                 return _leading_tokens(rescued[1])

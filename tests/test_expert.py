@@ -22,6 +22,7 @@ from solver.expert import ExpertPolicy, hint
 from solver.moves import TokenUse
 from solver.policy import POLICIES, greedy
 from solver.selfplay import new_random_game, play_game
+from solver.tray import analyse_tray
 from solver.variants import VARIANTS, find_variant
 
 from random_boards import TIGHT_BOARD
@@ -488,7 +489,7 @@ def test_first_use_loading_is_not_charged_to_the_time_limit(monkeypatch):
 def test_expert_hint_on_a_tray_that_does_not_fit_says_so():
     """The expert's hint agrees with ``tenfold tray`` on placeability, also where nothing fits
     (it used to crash there), through the CLI in JSON and in text."""
-    from solver.tray import analyse_tray
+
     from test_tray_rescue import crowded
 
     runner = CliRunner()
@@ -551,3 +552,62 @@ def test_cli_hint_fixed_rounds_gives_the_same_plan_whatever_the_clock():
     assert clocked["lookahead_rounds"] < fixed_short["lookahead_rounds"]
     best = CliRunner().invoke(app, ["hint", "--rules", "halloween", "--tray", "1x1", "--fixed-rounds"])
     assert best.exit_code == 2 and "--fixed-rounds" in best.output
+
+
+def expert_rescue_cases(count: int):
+    """Seeded Arabic and Sudoku trays that need tokens (or that no tokens can save): boards
+    half to four fifths full, stones, no zone complete, 1-3 pieces and 1-3 tokens."""
+    import reference_rules as ref
+
+    rng = random.Random("expert-rescue")
+    found = 0
+    while found < count:
+        name = rng.choice(("arabic", "sudoku"))
+        fill = rng.uniform(0.5, 0.8)
+        grid = [["#" if rng.random() < fill else "." for _ in range(10)] for _ in range(10)]
+        for _ in range(rng.choice((0, 4))):
+            grid[rng.randrange(10)][rng.randrange(10)] = "S"
+        for _, cells in ref.zones(name):
+            if all(grid[r][c] != "." for r, c in cells):
+                tiles = [(r, c) for r, c in cells if grid[r][c] == "#"]
+                if tiles:
+                    r, c = rng.choice(tiles)
+                    grid[r][c] = "."
+        if any(all(grid[r][c] != "." for r, c in cells) for _, cells in ref.zones(name)):
+            continue
+        pieces = [rng.choice(list(ref.shape_probabilities(name))) for _ in range(rng.randint(1, 3))]
+        tokens = rng.randint(1, 3)
+        answer = analyse_tray(find_variant(name), parse_board(ref.grid_text(grid)), pieces, 0, tokens)
+        if answer.placeable and answer.tokens_used == 0:
+            continue
+        found += 1
+        yield name, grid, pieces, tokens, answer.placeable
+
+
+def test_expert_hint_places_every_tray_a_token_rescue_can_save():
+    """The expert's hint is placeable exactly when the tray search's rescue is, and its plan
+    replays on the reference rules within the tokens. It spent the first tokens of a rescue
+    and then, with one left, gave up where a removal was needed after a placement."""
+    import reference_rules as ref
+
+    saved = 0
+    for name, grid, pieces, tokens, placeable in expert_rescue_cases(240):
+        text = ref.grid_text(grid)
+        answer = hint(find_variant(name), parse_board(text), pieces, 0, tokens, 0.05, fixed_rounds=True)
+        assert answer["placeable"] == placeable, (name, text, pieces, tokens)
+        if not placeable:
+            continue
+        game, left, placed = ref.RefGame(name, text), tokens, []
+        for move in answer["plan"]:
+            if "token" in move:
+                left -= 1
+                assert move["token"] in ("remove", "rotate"), move
+                if move["token"] == "remove":
+                    assert game.grid[move["row"]][move["col"]] in "#P", move
+                    game.grid[move["row"]][move["col"]] = "."
+            else:
+                game.place(move["piece"], move["row"], move["col"])  # raises if it does not fit
+                placed.append(move["piece"])
+        assert left >= 0 and len(placed) == len(pieces), (name, text, pieces, tokens, answer["plan"])
+        saved += 1
+    assert saved >= 100, saved

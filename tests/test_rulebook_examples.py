@@ -369,20 +369,27 @@ def test_rotate_token_keeps_an_arabic_game_alive():
     assert dealt("arabic", [["1x3"]], start=GAPPY, tokens=0).is_over
 
 
-def test_remove_token_keeps_a_game_alive_only_when_one_removal_helps():
+def test_remove_tokens_keep_a_game_alive_while_enough_removals_free_a_spot():
+    # RULES.md §1: the game ends when no piece can be placed "after any token use the variant
+    # allows": a 2x2 on a checkerboard covers two tiles, so two Clear-Space tokens free a spot
     checker = "/".join(("#." * 5) if r % 2 == 0 else (".#" * 5) for r in range(10))
     assert not dealt("sudoku", [["1x2"]], start=checker, tokens=1).is_over  # remove one tile: 1x2 fits
     assert dealt("sudoku", [["1x2"]], start=checker, tokens=0).is_over
-    assert dealt("sudoku", [["2x2"]], start=checker, tokens=3).is_over  # no reserve, one removal is not enough
+    assert not dealt("sudoku", [["2x2"]], start=checker, tokens=2).is_over  # two removals
+    assert dealt("sudoku", [["2x2"]], start=checker, tokens=1).is_over  # no reserve, one is not enough
     assert not dealt("sudoku", [["2x2"]], reserve=["1x1"], start=checker, tokens=1).is_over  # swap helps
+    assert dealt("sudoku", [["3x3"]], start=checker, tokens=3).is_over  # a 3x3 covers four tiles or five
+    assert not dealt("sudoku", [["3x3"]], start=checker, tokens=4).is_over
 
 
-def test_a_reserve_too_small_for_a_reroll_cannot_keep_a_game_alive():
-    checker = "/".join(("#." * 5) if r % 2 == 0 else (".#" * 5) for r in range(10))
-    assert dealt("arabic", [["3x3", "2x2"]], reserve=["1x1"], start=checker, tokens=3).is_over
-    assert not dealt("arabic", [["3x3", "2x2"]], reserve=["1x1", "1x1"], start=checker, tokens=1).is_over
-    # Sudoku can swap a single piece, so one reserve piece is enough
-    assert not dealt("sudoku", [["3x3", "2x2"]], reserve=["1x1"], start=checker, tokens=1).is_over
+def test_a_turn_and_a_removal_together_keep_an_arabic_game_alive():
+    # the even rows hold ". . # ." (cols 1-4): a 1x4 there covers one tile; every four cells down
+    # hold two tiles or more, so a 4x1 needs a turn and then that removal
+    gappy = ("#..#.#.##./.######.##/#..#.#.##./#####.#.##/#..#.#.##./"
+             "###.######/#..#.#.##./#######..#/#..#.#.##./.#######.#")
+    assert dealt("arabic", [["4x1"]], start=gappy, tokens=1).is_over
+    assert not dealt("arabic", [["4x1"]], start=gappy, tokens=2).is_over
+    assert not dealt("arabic", [["1x4"]], start=gappy, tokens=1).is_over
 
 
 def test_dealt_game_ends_when_the_trays_run_out():

@@ -1,0 +1,90 @@
+"""Game over (``Game.is_over``) against a brute force over token uses on the reference rules
+(``reference_rules``, no code shared with ``solver/``).
+
+RULES.md §1: the game ends when no piece left in the tray can be placed after any token use
+the variant allows. Seeded boards of stones with a patch or two of tiles and gaps (so that every
+sequence of removals and turns can be tried), trays of one to three pieces, no reserve to draw from, and
+0-3 tokens in every variant: the game is over exactly when no sequence of at most that many
+token uses (removing any tile, turning any tray piece a quarter, half or three quarters, where
+the variant has the token) leaves some piece with a spot that fits.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import reference_rules as ref
+from solver.board import parse_board
+from solver.deals import ScriptedDeals
+from solver.engine import Game
+from solver.variants import find_variant
+
+TOKEN_KINDS = {"halloween": (), "arabic": ("rotate", "remove"), "sudoku": ("remove",)}
+CASES = 1200
+
+
+def position(seed: int) -> tuple[str, list[list[str]], list[str], int]:
+    """A board of stones with one or two patches of tiles and gaps (at most sixteen cells
+    each), a tray and tokens."""
+    rng = random.Random(f"game-over-{seed}")
+    variant = ("halloween", "arabic", "sudoku")[seed // 3 % 3]
+    grid = [["S"] * 10 for _ in range(10)]
+    for _ in range(rng.choice((1, 1, 2))):
+        height = rng.randint(1, 4)
+        width = rng.randint(max(1, 3 - height), min(10, 16 // height))
+        top, left = rng.randrange(11 - height), rng.randrange(11 - width)
+        tile_share = rng.uniform(0.5, 0.9)
+        for r in range(top, top + height):
+            for c in range(left, left + width):
+                grid[r][c] = "#" if rng.random() < tile_share else "."
+    pieces = list(ref.shape_probabilities(variant))
+    tray = [rng.choice(pieces) for _ in range(rng.randint(1, 3))]
+    tokens = 0 if variant == "halloween" else rng.randint(0, 3)
+    return variant, grid, tray, tokens
+
+
+def reference_can_go_on(variant: str, grid, tray: list[str], tokens: int) -> bool:
+    """Whether some sequence of at most ``tokens`` token uses leaves a tray piece that fits."""
+    kinds = TOKEN_KINDS[variant]
+    seen = set()
+
+    def search(removed: frozenset, pieces: tuple[str, ...], left: int) -> bool:
+        key = (removed, pieces, left)
+        if key in seen:
+            return False
+        seen.add(key)
+        now = [[("." if (r, c) in removed else grid[r][c]) for c in range(10)] for r in range(10)]
+        if any(ref.fitting_spots(now, piece) for piece in set(pieces)):
+            return True
+        if left == 0:
+            return False
+        if "remove" in kinds:
+            for r in range(10):
+                for c in range(10):
+                    if now[r][c] == "#" and search(removed | {(r, c)}, pieces, left - 1):
+                        return True
+        if "rotate" in kinds:
+            for i, piece in enumerate(pieces):
+                for turns in (1, 2, 3):
+                    turned = tuple(sorted(pieces[:i] + (ref.rotate_id(piece, turns),) + pieces[i + 1:]))
+                    if search(removed, turned, left - 1):
+                        return True
+        return False
+
+    return search(frozenset(), tuple(sorted(tray)), tokens)
+
+
+@pytest.mark.parametrize("chunk", range(3))
+def test_game_over_matches_a_brute_force_over_token_uses(chunk):
+    outcomes = {True: 0, False: 0}
+    rescued = 0
+    for seed in range(chunk, CASES, 3):
+        variant, grid, tray, tokens = position(seed)
+        game = Game.dealt(find_variant(variant), ScriptedDeals([tray]), parse_board(ref.grid_text(grid)), tokens)
+        expected = not reference_can_go_on(variant, grid, tray, tokens)
+        assert game.is_over == expected, (variant, ref.grid_text(grid), tray, tokens)
+        outcomes[expected] += 1
+        rescued += not expected and not reference_can_go_on(variant, grid, tray, 0)
+    assert min(outcomes.values()) >= 80 and rescued >= 45, (outcomes, rescued)
