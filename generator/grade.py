@@ -10,7 +10,7 @@ Measured per level (all seeded, so a level's numbers never change):
 
 A playout wins the moment every goal holds, at or before the limit. The
 grade comes from one difficulty number in [0, 1] (``difficulty_score``);
-the four grades are equal-width bands of it, defined once in ``GRADES``.
+the four grades are bands of it, defined once in ``GRADES``.
 """
 
 from __future__ import annotations

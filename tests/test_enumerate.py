@@ -93,6 +93,7 @@ def test_enumeration_matches_brute_force(name):
         jit = enumerate_tray_jit(variant, board, streak, tray).states()
         assert _as_dict(py) == expected, (board.text(), tray, streak)
         assert _as_dict(jit) == expected, (board.text(), tray, streak)
+        assert len(py) == len(jit) == len(expected), (board.text(), tray, streak)  # duplicates merged
         for state in rng.sample(jit, min(3, len(jit))):
             assert _replays(variant, board, streak, tray, state)
         checked += 1

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 import export_fixtures as fx
+from level_reference import reference_check
 from cli.answer_cache import AnswerCache
 from cli.api import Api, load_packs
 from cli.main import app
@@ -293,9 +294,13 @@ def test_levels_and_solutions(server):
     status, level, _ = request(conn, "GET", "/levels/fixture-pack/h1")
     assert status == 200 and level["id"] == "h1" and level["format"] == "tenfold.level/1"
     assert level == next(lv for lv in fx.pack()["levels"] if lv["id"] == "h1") | {"limit": 6, "tokens": 0}
-    status, answer, _ = request(conn, "GET", "/levels/fixture-pack/h1/solution")
-    assert status == 200 and answer["valid"] is True and answer["solution"] == level["solution"]
-    assert answer["score"] == level["best"]["score"]
+    for name in ("h1", "s1"):  # s1 (Sultan) scores its tokens left too
+        data = next(lv for lv in fx.pack()["levels"] if lv["id"] == name)
+        status, answer, _ = request(conn, "GET", f"/levels/fixture-pack/{name}/solution")
+        assert status == 200 and answer["valid"] is True and answer["solution"] == data["solution"]
+        wins, why, score = reference_check(data)  # the solution replayed on the reference rules
+        assert wins, why
+        assert answer["score"] == score and answer["placements"] == sum("piece" in m for m in data["solution"])
     status, answer, _ = request(conn, "GET", "/levels/fixture-pack/h2%20no%20solution/solution")
     assert status == 404 and "has no solution" in answer["error"]
     assert request(conn, "GET", "/levels/fixture-pack/zz")[0] == 404
