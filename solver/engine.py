@@ -157,17 +157,19 @@ class Game:
         if self.tokens <= 0:
             return False
         kinds = self.variant.token_kinds
-        if kinds & REDEAL_KINDS:
-            if isinstance(self.deals, RandomDeals):
-                return True
-            if isinstance(self.deals, ScriptedDeals):
-                # a swap needs one reserve piece; a reroll/refresh one per piece in the tray
-                needed = 1 if "swap" in kinds else len(self.tray or ())
-                if self.deals.reserve_left >= needed:
-                    return True
+        # a swap needs one reserve piece; a reroll/refresh one per piece in the tray
+        if kinds & REDEAL_KINDS and self.can_draw(1 if "swap" in kinds else len(self.tray or ())):
+            return True
         if kinds & {"rotate", "remove"}:
             return self._cheapest_fit(kinds) <= self.tokens
         return False
+
+    def can_draw(self, pieces: int) -> bool:
+        """Whether a redeal can draw ``pieces`` pieces: a seeded supply always can, a level's
+        reserve while it holds that many."""
+        if isinstance(self.deals, RandomDeals):
+            return True
+        return isinstance(self.deals, ScriptedDeals) and self.deals.reserve_left >= pieces
 
     def _cheapest_fit(self, kinds: frozenset[str] | set[str]) -> int | float:
         """The fewest rotate and remove tokens after which some piece of the tray fits: a turned

@@ -104,7 +104,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .deals import RandomDeals, ScriptedDeals
 from .engine import Game, Streak
 from .lookahead import PlainTrays, StratifiedTrays, blocked_hazard
 from .moves import Move, TokenUse
@@ -211,7 +210,13 @@ class ExpertPolicy:
             return move
         decision = self.decide(game)
         self._plan = _plan_keys(game, decision.moves)
-        return decision.moves[0] if decision.moves else None
+        if decision.moves:
+            return decision.moves[0]
+        # the tray cannot all go down: the game ends only when no piece fits (RULES.md §1), so
+        # place the pieces that still do, the most points first
+        from .policy import greedy  # the policy table registers this class: imported late
+
+        return greedy(game)
 
     def option(self, name: str, variant: Variant):
         """A search option for this variant: the one given, else the variant's measured default."""
@@ -441,19 +446,15 @@ class ExpertPolicy:
         single = self._best_single_token(game)
         if single is not None:
             return [single]
-        can_draw = isinstance(game.deals, RandomDeals) or (
-            isinstance(game.deals, ScriptedDeals) and game.deals.reserve_left > 0)
-        if can_draw and "swap" in kinds:
+        if game.can_draw(1) and "swap" in kinds:
             # swap out the piece without which the rest still fits, biggest first
             for piece in sorted(dict.fromkeys(tray), key=lambda p: -get_piece(p).size):
                 rest = list(tray)
                 rest.remove(piece)
                 if not rest or len(enumerate_tray_jit(variant, game.board, game.streak, rest)):
                     return [TokenUse("swap", piece=piece)]
-        if can_draw and "reroll" in kinds:
-            return [TokenUse("reroll")]
-        if can_draw and "refresh" in kinds:
-            return [TokenUse("refresh")]
+        if game.can_draw(len(tray)) and kinds & {"reroll", "refresh"}:  # every piece of the tray anew
+            return [TokenUse("reroll" if "reroll" in kinds else "refresh")]
         if kinds & {"rotate", "remove"}:  # one token too: a removal after a placement
             rescued = TraySearch(variant, game.board, game.streak).rescue(tray, game.tokens)
             if rescued is not None:

@@ -6,14 +6,18 @@ from collections.abc import Callable
 
 from .bitboard import BB_ALL, isolated_empty
 from .engine import Game
-from .moves import Move, Placement
-from .pieces import placements
+from .moves import Move, Placement, TokenUse
+from .pieces import get_piece, placements
 
 Policy = Callable[[Game], Move | None]  # a placement, or a token use where the variant has tokens
 
 
-def greedy(game: Game) -> Placement | None:
-    """The placement with the most points now; ties: more empty cells, fewer isolated ones, first found."""
+def greedy(game: Game) -> Move | None:
+    """The placement with the most points now; ties: more empty cells, fewer isolated ones, first found.
+
+    When no piece fits: the first token of the tray search's rescue (the fewest rotate and remove
+    tokens after which the whole tray goes down, scoring the most), else a redeal that can draw
+    (a swap of the largest piece, a reroll or refresh); None when neither can save the tray."""
     stones = game.board.stones
     occupied = game.board.occupied
     best_key = None
@@ -27,7 +31,23 @@ def greedy(game: Game) -> Placement | None:
             key = (points, (BB_ALL & ~after).bit_count(), -isolated_empty(after))
             if best_key is None or key > best_key:
                 best_key, best_move = key, Placement(piece, spot.row, spot.col)
+    if best_move is None and game.tray and game.tokens > 0:
+        return _rescue_token(game)
     return best_move
+
+
+def _rescue_token(game: Game) -> Move | None:
+    from .tray import TraySearch  # the tray search imports the engine, as this module does
+
+    kinds = game.variant.token_kinds
+    rescued = TraySearch(game.variant, game.board, game.streak).rescue(game.tray, game.tokens)
+    if rescued is not None:
+        return rescued[1][0]  # a token: nothing fits before it
+    if not game.can_draw(1 if "swap" in kinds else len(game.tray)):
+        return None
+    if "swap" in kinds:
+        return TokenUse("swap", piece=max(game.tray, key=lambda p: get_piece(p).size))
+    return TokenUse("reroll" if "reroll" in kinds else "refresh") if kinds & {"reroll", "refresh"} else None
 
 
 POLICIES: dict[str, Policy] = {"greedy": greedy}

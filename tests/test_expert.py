@@ -611,3 +611,19 @@ def test_expert_hint_places_every_tray_a_token_rescue_can_save():
         assert left >= 0 and len(placed) == len(pieces), (name, text, pieces, tokens, answer["plan"])
         saved += 1
     assert saved >= 100, saved
+
+
+@pytest.mark.parametrize("policy", ["greedy", "expert"])
+def test_no_policy_rerolls_more_than_the_reserve_holds(tmp_path, policy):
+    """Nothing fits, and three tokens cannot save the tray (the 3x3 needs four removals); a
+    reroll would need two reserve pieces and there is one. The expert rerolled anyway, and play
+    stopped with a rules error (exit 2); both policies now end the game, over, keeping the
+    tokens' bonus."""
+    checker = "/".join(("#." * 5) if r % 2 == 0 else (".#" * 5) for r in range(10))
+    deals = tmp_path / "deals.json"
+    deals.write_text(json.dumps({"trays": [["3x3", "2x2"]], "reserve": ["1x1"]}))
+    out = CliRunner().invoke(app, ["play", "--rules", "arabic", "--seed", "1", "--board", checker, "--deals",
+                                   str(deals), "--policy", policy, *(["--fixed-rounds"] * (policy == "expert")),
+                                   "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout) | {"ms_per_tray": 0} == {"score": 300, "trays": 0, "over": True, "ms_per_tray": 0}

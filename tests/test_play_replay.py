@@ -1,0 +1,124 @@
+"""Played games (``tenfold play``, greedy and expert) replayed on the reference rules
+(``level_reference``, no code shared with ``solver/``).
+
+Seeded deals from the variant's supply on half-full boards, with 0 or 3 rotate/remove tokens
+and no reserve: every move a policy makes must be legal there, the game's score and trays must
+be the replay's, and a game that ends ``over`` must be stuck: with no token left, no tray piece
+fits there; with tokens left, none can save the whole tray (the tray search's rescue, itself
+held to a brute force). ``play --deals FILE --json`` prints the same score, trays and verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+import reference_rules as ref
+from cli.main import app
+from level_reference import _Play
+from solver.board import parse_board
+from solver.deals import RandomDeals, ScriptedDeals
+from solver.engine import Game
+from solver.expert import ExpertPolicy
+from solver.moves import Placement
+from solver.policy import greedy
+from solver.selfplay import play_game
+from solver.tray import TraySearch
+from solver.variants import find_variant
+from test_game_over import reference_can_go_on
+
+TRAYS = 12
+
+
+def start(seed: int):
+    """A variant, a half-full board with no complete zone, the trays to deal, and tokens."""
+    rng = random.Random(f"play-replay-{seed}")
+    name = ("halloween", "arabic", "sudoku")[seed % 3]
+    while True:
+        fill = rng.uniform(0.3, 0.55)
+        grid = [["#" if rng.random() < fill else "." for _ in range(10)] for _ in range(10)]
+        if not any(all(grid[r][c] == "#" for r, c in zone) for _, zone in ref.zones(name)):
+            break
+    deals = RandomDeals(find_variant(name), seed)
+    trays = [deals.next_tray() for _ in range(TRAYS)]
+    tokens = 0 if name == "halloween" else rng.choice((0, 3))
+    return name, grid, trays, tokens
+
+
+def recorded(policy, moves: list):
+    def play(game: Game):
+        move = policy(game)
+        if move is not None:
+            moves.append(move)
+        return move
+    return play
+
+
+def as_dict(move) -> dict:
+    if isinstance(move, Placement):
+        return {"piece": move.piece, "row": move.row, "col": move.col}
+    data = {"token": move.token}
+    if move.token == "remove":
+        data |= {"row": move.row, "col": move.col}
+    else:
+        data |= {"piece": move.piece, "turns": move.turns}
+    return data
+
+
+def check_game(seed: int, policy) -> tuple[bool, int]:
+    name, grid, trays, tokens = start(seed)
+    text = ref.grid_text(grid)
+    game = Game.dealt(find_variant(name), ScriptedDeals(trays), parse_board(text), tokens)
+    moves: list = []
+    result = play_game(game, recorded(policy, moves), TRAYS)
+    level = {"variant": name, "mode": "x", "board": text.split("/"), "trays": trays, "tokens": tokens,
+             "goals": [{"score": 0}]}
+    play = _Play(level)
+    for i, move in enumerate(moves):
+        why = play.move(as_dict(move))
+        assert not why, (seed, i, move, why)
+    assert (play.score, play.tray) == (result.score, result.trays), seed
+    if result.over:
+        tray = play.current_tray()
+        assert tray and +tray, seed
+        pieces = sorted(tray.elements())
+        if play.tokens == 0:
+            assert not reference_can_go_on(name, play.game.grid, pieces, 0), seed
+        else:  # the policies give up where no tokens can save the whole tray (the rescue's own
+            # brute-force test stands behind this)
+            assert TraySearch(game.variant, game.board, game.streak).rescue(pieces, play.tokens) is None, seed
+    else:
+        assert result.trays == TRAYS, seed
+    return result.over, sum(1 for m in moves if not isinstance(m, Placement))
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_greedy_games_replay_on_the_reference_rules(chunk):
+    over = [check_game(seed, greedy)[0] for seed in range(chunk, 400, 2)]
+    assert 30 <= sum(over) <= len(over) - 30, sum(over)  # games that end stuck, and that last
+
+
+def test_expert_games_replay_on_the_reference_rules():
+    results = [check_game(seed, ExpertPolicy(seed=seed, clock=False, samples=4, candidates=3, survival=0,
+                                             leaf_survival=0)) for seed in range(12)]
+    assert sum(tokens for _, tokens in results) >= 1, results  # the expert spent tokens somewhere
+
+
+def test_cli_play_with_the_same_deals_says_the_same(tmp_path):
+    for seed in range(12):
+        name, grid, trays, tokens = start(seed)
+        if tokens != (0 if name == "halloween" else 3):  # play gives the mode's tokens
+            continue
+        text = ref.grid_text(grid)
+        game = Game.dealt(find_variant(name), ScriptedDeals(trays), parse_board(text), tokens)
+        result = play_game(game, greedy, TRAYS)
+        deals = tmp_path / f"deals-{seed}.json"
+        deals.write_text(json.dumps({"trays": trays}))
+        out = CliRunner().invoke(app, ["play", "--rules", name, "--seed", "1", "--board", text,
+                                       "--deals", str(deals), "--json"])
+        assert out.exit_code == 0, out.output
+        answer = json.loads(out.stdout)
+        assert (answer["score"], answer["trays"], answer["over"]) == (result.score, result.trays, result.over)
