@@ -9,13 +9,14 @@ move to the full depth.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from fractions import Fraction
 
 import pytest
 
 from shared_memo import shared_cache
 from solver.ten.play import random_open_position
-from solver.ten.position import BLACK, WHITE, TenPosition, parse_position
+from solver.ten.position import BLACK, WHITE, TenPosition, colour_name, parse_position
 from solver.ten.lines import threats, winning_moves
 from solver.ten.search import solve_open
 from solver.ten.chance import solve_hidden
@@ -337,3 +338,178 @@ def test_self_play_builds_runs_and_ends_in_wins():
     assert sum(game.winner is not None for game in games) >= 3
     for game in games:
         assert len({move.x for _, move in game.moves}) > 1 and len({move.y for _, move in game.moves}) > 1
+
+
+# --- self-play replayed move by move on the brute force ------------------------------
+
+def bf_repetition_key(state):
+    """The field up to translation (normalised to its top-left corner) and the side to move."""
+    tiles, _, mover = state
+    if not tiles:
+        return (), mover
+    left, top = min(x for x, _ in tiles), min(y for _, y in tiles)
+    return tuple(sorted(((x - left, y - top), tile) for (x, y), tile in tiles.items())), mover
+
+
+def bf_replay_game(start: TenPosition, game, max_plies: int) -> dict:
+    """Replay a self-played open game from ``start`` on the brute force alone and check it.
+
+    Every move must be one of the brute force's legal moves for the side to move (placements
+    while it holds tiles, second-round moves after), and the solver's own move list at each
+    position reached must be exactly the brute force's; a turn missing from the record (a pass)
+    is only allowed where the brute force finds no legal move; a win on the spot is never turned
+    down. The game must end exactly where RULES §2 ends it: at the first move after which the
+    mover has a maximal run of 10 (that colour is the winner), or at the third occurrence of a
+    second-round position (same field up to translation, same side to move: a draw), or else
+    after ``max_plies`` turns with no result. Returns counts of what the game went through.
+    """
+    from solver.ten.rules import legal_moves
+
+    state = bf_state(start)
+    assert not bf_has_ten(state[0], WHITE) and not bf_has_ten(state[0], BLACK)
+    seen = Counter()
+    stats = Counter()
+
+    def second_round(s):
+        return not s[1][WHITE] and not s[1][BLACK]
+
+    def arrive(s):  # the result of reaching ``s`` without a win: a draw on its third occurrence
+        if second_round(s):
+            seen[bf_repetition_key(s)] += 1
+            if seen[bf_repetition_key(s)] == 3:
+                return "draw"
+        return None
+
+    def pass_turn(s, ply):
+        if bf_moves(s):
+            raise AssertionError(f"ply {ply}: {colour_name(s[2])} passed, but the brute force has moves for it")
+        stats["passes"] += 1
+        return (s[0], s[1], 1 - s[2])
+
+    arrive(state)
+    ended, turns = None, 0
+    for ply, (colour, move) in enumerate(game.moves):
+        while ended is None and state[2] != colour:  # the record skips passes
+            state = pass_turn(state, ply)
+            turns += 1
+            ended = arrive(state)
+        assert ended is None, f"ply {ply}: {move} played after the game ended ({ended})"
+        options = {(cell, value, origin, end): (child, won)
+                   for child, won, (cell, value, origin, end) in bf_moves(state)}
+        here = TenPosition(state[0], state[2], "open", rows=state[1])
+        differ = {((m.x, m.y), m.value, m.origin, m.end) for m in legal_moves(here)} ^ set(options)
+        assert not differ, f"ply {ply}: legal_moves and the brute force differ on {list(differ)[:4]}"
+        key = ((move.x, move.y), move.value, move.origin, move.end)
+        if key not in options:
+            raise AssertionError(f"ply {ply}: {colour_name(colour)} {move} is not legal by the brute force")
+        if any(won for _, won in options.values()):
+            assert options[key][1], f"ply {ply}: {colour_name(colour)} {move} turns down a win on the spot"
+        state, won = options[key]
+        turns += 1
+        if move.origin is not None:
+            stats["second"] += 1
+            stats["second_wins"] += won
+        else:
+            stats["placements"] += 1
+        ended = colour if won else arrive(state)
+    while ended is None and turns < max_plies and not bf_moves(state):  # passes after the last move
+        state = pass_turn(state, len(game.moves))
+        turns += 1
+        ended = arrive(state)
+    declared = game.winner if game.winner is not None else "draw" if game.drawn else None
+    if ended is None and turns < max_plies:
+        raise AssertionError(f"the game stops ({declared}) after {len(game.moves)} moves; by the brute force"
+                             f" it goes on: no win, no third occurrence, and {colour_name(state[2])} can move")
+    assert declared == ended, f"the game's result is {declared}, the brute force's {ended}"
+    assert (dict(game.final.tiles), game.final.rows, game.final.to_move) == state
+    stats[{WHITE: "white", BLACK: "black", "draw": "draws", None: "unfinished"}[ended]] += 1
+    return stats
+
+
+# (row size, tiles left, seed) of random_open_position: games that start a few placements from
+# the end of the placement phase, or at the start of the second round, with no winner yet. What
+# each did when picked (play depth 2; about 5 s in all): 3,0,10 and 3,3,8 repetition draws with passes;
+# 5,2,0 two placements, passes, a white win; 5,0,1 a draw after 12 moves; 6,0,4, 7,1,4 white and
+# 8,0,6, 6,1,4 black second-round wins; 15,*: full 30-tile fields, won in the second round. In
+# all: 105 tiles moved, 7 games won by moving a tile, 3 draws, 7 passes.
+LATE_STARTS = [(3, 0, 10), (3, 3, 8), (5, 2, 0), (5, 0, 1), (6, 0, 4), (7, 1, 4), (8, 0, 6), (6, 1, 4),
+               (15, 2, 0), (15, 0, 0)]
+LATE_MAX_PLIES = 80
+
+# Second round, white to move: its 3 3 3 1 1 is 11 (black closes the left end), and white's only
+# wins lift the last 1 (3+3+3+1 left behind: RULES' "any maximal run" after the move), none through
+# the cell the tile goes to. Self-play from random starts met no such win in ~7,000 second-round moves.
+SPLIT_WIN_START = {
+    "tiles": [{"x": x, "y": 0, "colour": "white", "value": v} for x, v in enumerate((3, 3, 3, 1, 1))]
+    + [{"x": x, "y": 1, "colour": "black", "value": v} for x, v in enumerate((1, 2, 1, 2, 1))]
+    + [{"x": -1, "y": 0, "colour": "black", "value": 2}],
+    "to_move": "white", "variant": "open", "rows": {"white": [], "black": []},
+}
+
+
+def test_self_play_into_the_second_round_replays_on_the_brute_force(monkeypatch):
+    """play_game from late positions (its ``new_game`` swapped for the start: play_game takes no
+    start position), each game replayed on the brute force; the second round must really be
+    played: tiles moved, games won by moving a tile, repetition draws."""
+    import solver.ten.play as play_module
+
+    starts = [(seed, f"random_open_position(seed={seed}, tiles_left={left}, row_size={size})",
+               random_open_position(seed=seed, tiles_left=left, row_size=size)) for size, left, seed in LATE_STARTS]
+    starts.append((0, "SPLIT_WIN_START", parse_position(SPLIT_WIN_START)))
+    totals = Counter()
+    for seed, name, start in starts:
+        monkeypatch.setattr(play_module, "new_game", lambda _seed, _variant="open", start=start: start)
+        game = play_module.play_game(seed, "open", depth=2, time_limit=60.0, max_plies=LATE_MAX_PLIES)
+        try:
+            stats = bf_replay_game(start, game, LATE_MAX_PLIES)
+        except AssertionError as failure:
+            raise AssertionError(f"play_game({seed}, 'open', depth=2, max_plies={LATE_MAX_PLIES}) from {name}:"
+                                 f" {failure}") from failure
+        totals.update(stats)
+    assert stats == {"second": 1, "second_wins": 1, "white": 1}  # the split win, taken at once
+    assert totals["second"] >= 80, totals
+    assert totals["second_wins"] >= 5 and totals["draws"] >= 2 and totals["passes"] >= 2, totals
+    assert totals["white"] >= 2 and totals["black"] >= 2 and totals["placements"] >= 5, totals
+
+
+def _start_of(game) -> TenPosition:
+    """An open game's starting position: an empty field, and the rows rebuilt from the final rows
+    and the tiles taken (each from the end the move names)."""
+    rows = [list(game.final.rows[WHITE]), list(game.final.rows[BLACK])]
+    for colour, move in reversed(game.moves):
+        if move.origin is None:
+            if move.end == 0:
+                rows[colour].insert(0, move.value)
+            else:
+                rows[colour].append(move.value)
+    return TenPosition({}, WHITE, "open", rows=(tuple(rows[WHITE]), tuple(rows[BLACK])))
+
+
+@pytest.mark.parametrize("seed,variant", [(1, "open"), (5, "open"), (7, "open"), (4, "hidden")])
+def test_play_cli_json_is_the_python_game(seed, variant):
+    """``tenfold ten play --json`` reports the game play_game plays with the same settings (move by
+    move, winner, result); the open games are also replayed on the brute force from their start."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from solver.ten.play import play_game
+
+    depth, time_limit, max_plies = 2, 60.0, 120  # a limit no move nears: both runs are deterministic
+    runner = CliRunner(mix_stderr=False) if "mix_stderr" in CliRunner.__init__.__code__.co_varnames else CliRunner()
+    result = runner.invoke(app, ["ten", "play", "--seed", str(seed), "--variant", variant, "--depth", str(depth),
+                                 "--time-limit", str(time_limit), "--max-plies", str(max_plies), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    game = play_game(seed, variant, depth=depth, time_limit=time_limit, max_plies=max_plies)
+    assert data["moves"] == [move.to_json(colour) for colour, move in game.moves]
+    assert data["winner"] == (None if game.winner is None else colour_name(game.winner))
+    assert data["result"] == (f"{colour_name(game.winner)} wins" if game.winner is not None
+                              else "draw by threefold repetition" if game.drawn
+                              else f"no result after {len(game.moves)} moves")
+    assert game.winner is not None and len(game.moves) >= 8  # these seeds: won after 8 to 14 moves
+    if variant == "open":
+        start = _start_of(game)
+        assert sorted(start.rows[WHITE]) == sorted(start.rows[BLACK]) == [v for v in (1, 2, 3) for _ in range(5)]
+        bf_replay_game(start, game, max_plies)
