@@ -16,12 +16,12 @@ import random
 import pytest
 
 import reference_rules as ref
+from level_reference import TOKEN_KINDS
 from solver.board import parse_board
 from solver.deals import ScriptedDeals
 from solver.engine import Game
 from solver.variants import find_variant
 
-TOKEN_KINDS = {"halloween": (), "arabic": ("rotate", "remove"), "sudoku": ("remove",)}
 CASES = 1200
 
 
@@ -47,7 +47,7 @@ def position(seed: int) -> tuple[str, list[list[str]], list[str], int]:
 
 def reference_can_go_on(variant: str, grid, tray: list[str], tokens: int) -> bool:
     """Whether some sequence of at most ``tokens`` token uses leaves a tray piece that fits."""
-    kinds = TOKEN_KINDS[variant]
+    kinds = set(TOKEN_KINDS[variant]) & {"rotate", "remove"}  # no reserve to redeal from
     seen = set()
 
     def search(removed: frozenset, pieces: tuple[str, ...], left: int) -> bool:
@@ -63,7 +63,7 @@ def reference_can_go_on(variant: str, grid, tray: list[str], tokens: int) -> boo
         if "remove" in kinds:
             for r in range(10):
                 for c in range(10):
-                    if now[r][c] == "#" and search(removed | {(r, c)}, pieces, left - 1):
+                    if now[r][c] in "#P" and search(removed | {(r, c)}, pieces, left - 1):
                         return True
         if "rotate" in kinds:
             for i, piece in enumerate(pieces):

@@ -24,16 +24,9 @@ CASES = 900
 
 def after(variant: str, grid, piece: str, row: int, col: int):
     """The grid after placing ``piece`` and clearing every complete zone."""
-    grid = [line[:] for line in grid]
-    for dr, dc in ref.piece_cells(piece):
-        grid[row + dr][col + dc] = "#"
-    full = set()
-    for _, zone in ref.zones(variant):
-        if all(grid[r][c] != "." for r, c in zone) and any(grid[r][c] != "S" for r, c in zone):
-            full |= {(r, c) for r, c in zone if grid[r][c] != "S"}
-    for r, c in full:
-        grid[r][c] = "."
-    return grid
+    game = ref.RefGame(variant, ref.grid_text(grid))
+    game.place(piece, row, col)
+    return game.grid
 
 
 def can_place_all(variant: str, grid, pieces: list[str]) -> bool:
