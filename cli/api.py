@@ -53,7 +53,7 @@ def load_packs(folder: Path) -> dict[str, Pack]:
     where: dict[str, Path] = {}
     for path in sorted(folder.glob("*.json")):
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark dropped, as the CLI does
         except (OSError, UnicodeDecodeError) as err:
             raise FormatError(f"{path}: cannot read JSON: {err}") from None
         data = load_json(text, str(path))

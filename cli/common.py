@@ -83,12 +83,13 @@ def check_streak_and_tokens(streak: int, tokens: int | None, rules: str) -> None
 
 
 def read_text_arg(value: str, what: str) -> str:
-    """``-`` is stdin; an existing file path is read; anything else is an error."""
+    """``-`` is stdin; an existing file path is read; anything else is an error. A leading
+    byte-order mark (some editors write one) is dropped."""
     if value == "-":
-        return sys.stdin.read()
+        return sys.stdin.read().removeprefix("\ufeff")
     path = Path(value)
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise FormatError(f"{what}: no such file {value!r}") from None
     except IsADirectoryError:

@@ -57,8 +57,10 @@ def parse_board(text: str | list[str], field: str = "board") -> Board:
     """Board text: 10 rows of 10 characters, separated by newlines or ``/``, or a list of rows."""
     if isinstance(text, list):
         rows = text
-        if not all(isinstance(r, str) for r in rows):
-            raise FormatError(f"{field}: every row must be a string")
+        for i, row in enumerate(rows):
+            if not isinstance(row, str):
+                raise FormatError(f"{field}: row {i}: expected a string of {SIZE} characters, "
+                                  f"got {type(row).__name__}")
     elif isinstance(text, str):
         stripped = text.strip()
         rows = stripped.split("/") if "/" in stripped else stripped.splitlines()

@@ -134,10 +134,22 @@ class Level:
         if self.reserve:
             out["reserve"] = list(self.spelled_reserve)
         if self.solution is not None:
-            out["solution"] = self.moves_json(self.solution)
+            out["solution"] = self._solution_json()
         if self.best is not None:
             out["best"] = dict(self.best)
         return out
+
+
+    def _solution_json(self) -> list[dict[str, Any]]:
+        """The solution's moves as the level spells them, each keeping the fields the file gave
+        it beyond a move's own (RULES.md §3: unknown fields are kept) while the solution is
+        the file's."""
+        moves = self.moves_json(self.solution)
+        given = self.raw.get("solution")
+        if (isinstance(given, list) and len(given) == len(moves)
+                and parse_moves(given, "solution") == self.solution):
+            moves = [{**extra, **move} for extra, move in zip(given, moves)]
+        return moves
 
 
 def pick_level(item: Level | Pack, level_id: str, source: str = "the file") -> Level:
