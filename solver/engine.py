@@ -18,7 +18,7 @@ from .board import Board
 from .deals import TRAY_SIZE, RandomDeals, ScriptedDeals
 from .errors import RulesError
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse
-from .pieces import get_piece, placement_mask, placements, rotate_cw
+from .pieces import get_piece, placement_mask, placements, rotate_cw, turned_shapes
 from .variants import Variant
 
 # ---------------------------------------------------------------------------
@@ -180,11 +180,10 @@ class Game:
         removes = "remove" in kinds
         fewest: int | float = math.inf
         for piece in dict.fromkeys(self.tray or ()):
-            shapes = {get_piece(piece).id: 0}
+            shapes = [(get_piece(piece).id, 0)]
             if "rotate" in kinds:
-                for turns in (1, 2, 3):
-                    shapes.setdefault(rotate_cw(get_piece(piece), turns).id, 1)
-            for shape, cost in shapes.items():
+                shapes += [(shape, 1) for shape, _ in turned_shapes(piece)]
+            for shape, cost in shapes:
                 for spot in placements(shape):
                     if spot.mask & stones:
                         continue

@@ -107,7 +107,7 @@ import numpy as np
 from .engine import Game, Streak
 from .lookahead import PlainTrays, StratifiedTrays, blocked_hazard
 from .moves import Move, TokenUse
-from .pieces import get_piece, rotate_cw
+from .pieces import get_piece, turned_shapes
 from .tray import TraySearch
 from .variants import Variant
 
@@ -420,11 +420,8 @@ class ExpertPolicy:
         bonus = variant.token_bonus * self.weights_for(variant)["points"]
         tray = list(game.tray or ())
         best_gain, best_move = bonus, None
-        for i, piece in enumerate(dict.fromkeys(tray)):
-            for turns in (1, 2, 3):
-                turned = rotate_cw(get_piece(piece), turns).id
-                if turned == piece or turned in [rotate_cw(get_piece(piece), t).id for t in range(1, turns)]:
-                    continue
+        for piece in dict.fromkeys(tray):
+            for turned, turns in turned_shapes(piece):
                 rotated = list(tray)
                 rotated[rotated.index(piece)] = turned
                 states = enumerate_tray_jit(variant, game.board, game.streak, rotated)
@@ -471,14 +468,10 @@ class ExpertPolicy:
         options: list[tuple[TokenUse, Board, list[str]]] = []
         if "rotate" in variant.token_kinds:
             for piece in dict.fromkeys(tray):
-                seen = {piece}
-                for turns in (1, 2, 3):
-                    turned = rotate_cw(get_piece(piece), turns).id
-                    if turned not in seen:
-                        seen.add(turned)
-                        rotated = list(tray)
-                        rotated[rotated.index(piece)] = turned
-                        options.append((TokenUse("rotate", piece=piece, turns=turns), board, rotated))
+                for turned, turns in turned_shapes(piece):
+                    rotated = list(tray)
+                    rotated[rotated.index(piece)] = turned
+                    options.append((TokenUse("rotate", piece=piece, turns=turns), board, rotated))
         if "remove" in variant.token_kinds:
             useful = 0  # tiles that are the only blocker of some spot
             occupied = board.occupied

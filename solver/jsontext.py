@@ -61,19 +61,23 @@ def not_text(data: Any) -> tuple[str, str | _NotANumber] | None:
     stack = [(data, "")]
     while stack:
         value, where = stack.pop()
-        place = f"field {where.lstrip('.')}" if where else "the text"
         if isinstance(value, _NotANumber):
-            return place, value
+            return _place(where), value
         if isinstance(value, str):
             match = _NOT_TEXT.search(value)
             if match:
-                return place, match.group()
+                return _place(where), match.group()
         elif isinstance(value, dict):
             for key in value:
                 match = _NOT_TEXT.search(key)
                 if match:
-                    return f"a key in field {where.lstrip('.')}" if where else "a key", match.group()
+                    return (f"a key in {_place(where)}" if where else "a key"), match.group()
             stack.extend((item, f"{where}.{key}") for key, item in reversed(value.items()))
         elif isinstance(value, list):  # reversed: the first item comes off the stack first
             stack.extend((item, f"{where}[{i}]") for i, item in reversed(list(enumerate(value))))
     return None
+
+
+def _place(where: str) -> str:
+    """A value's place for a message: ``field levels[2].id``, or ``the text`` for the whole."""
+    return f"field {where.lstrip('.')}" if where else "the text"

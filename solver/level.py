@@ -139,7 +139,6 @@ class Level:
             out["best"] = dict(self.best)
         return out
 
-
     def _solution_json(self) -> list[dict[str, Any]]:
         """The solution's moves as the level spells them, each keeping the fields the file gave
         it beyond a move's own (RULES.md §3: unknown fields are kept) while the solution is

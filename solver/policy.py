@@ -43,11 +43,12 @@ def _rescue_token(game: Game) -> Move | None:
     rescued = TraySearch(game.variant, game.board, game.streak).rescue(game.tray, game.tokens)
     if rescued is not None:
         return rescued[1][0]  # a token: nothing fits before it
-    if not game.can_draw(1 if "swap" in kinds else len(game.tray)):
-        return None
-    if "swap" in kinds:
+    if "swap" in kinds and game.can_draw(1):
         return TokenUse("swap", piece=max(game.tray, key=lambda p: get_piece(p).size))
-    return TokenUse("reroll" if "reroll" in kinds else "refresh") if kinds & {"reroll", "refresh"} else None
+    for kind in kinds & {"reroll", "refresh"}:  # a variant has one of the two
+        if game.can_draw(len(game.tray)):
+            return TokenUse(kind)
+    return None
 
 
 POLICIES: dict[str, Policy] = {"greedy": greedy}

@@ -344,21 +344,21 @@ def test_show_names_a_missing_file_or_a_folder(tmp_path):
     assert_bad_input(runner.invoke(app, ["show", "/".join(rows)]), "row 9", "11")
 
 
+def pack_file(tmp_path, *ids: str) -> str:
+    """A pack of ``level_data`` levels with these ids, written to pack.json."""
+    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Pack", "generator": {"seed": 1, "version": "t"},
+            "levels": [level_data(id=level_id) for level_id in ids]}
+    return write(tmp_path, "pack.json", pack)
+
+
 def test_export_into_a_folder_writes_every_file_or_none(tmp_path):
-    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Two", "generator": {"seed": 1, "version": "t"},
-            "levels": [level_data(id="first"), level_data(id="second")]}
     out = tmp_path / "out"
     (out / "second.json").mkdir(parents=True)  # the second level's place is taken by a folder
-    result = runner.invoke(app, ["export", write(tmp_path, "pack.json", pack), "--format", "json", "--out", str(out)])
+    result = runner.invoke(app, ["export", pack_file(tmp_path, "first", "second"), "--format", "json",
+                                 "--out", str(out)])
     line = assert_bad_input(result, "second.json", "folder")
     assert ".tmp" not in line
     assert sorted(p.name for p in out.iterdir()) == ["second.json"]  # first.json was not written either
-
-
-def three_level_pack(tmp_path) -> str:
-    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Three", "generator": {"seed": 1, "version": "t"},
-            "levels": [level_data(id="first"), level_data(id="second"), level_data(id="third")]}
-    return write(tmp_path, "pack.json", pack)
 
 
 def test_an_export_that_fails_while_renaming_puts_every_old_file_back(tmp_path, monkeypatch):
@@ -376,7 +376,8 @@ def test_an_export_that_fails_while_renaming_puts_every_old_file_back(tmp_path, 
         return real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", replace)
-    result = runner.invoke(app, ["export", three_level_pack(tmp_path), "--format", "json", "--out", str(out)])
+    pack = pack_file(tmp_path, "first", "second", "third")
+    result = runner.invoke(app, ["export", pack, "--format", "json", "--out", str(out)])
     line = assert_bad_input(result, "third.json", "not permitted")
     assert ".tmp" not in line and ".old" not in line
     assert sorted(p.name for p in out.iterdir()) == ["first.json", "third.json"]
@@ -409,7 +410,8 @@ def test_an_export_that_runs_out_of_disk_names_the_file_and_leaves_nothing(tmp_p
 
     monkeypatch.setattr(os, "fdopen", fdopen)
     out = tmp_path / "new" / "folder"
-    result = runner.invoke(app, ["export", three_level_pack(tmp_path), "--format", "json", "--out", str(out)])
+    pack = pack_file(tmp_path, "first", "second", "third")
+    result = runner.invoke(app, ["export", pack, "--format", "json", "--out", str(out)])
     assert_bad_input(result, str(out / "second.json"), "No space left on device")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pack.json"]
 

@@ -57,17 +57,6 @@ def recorded(policy, moves: list):
     return play
 
 
-def as_dict(move) -> dict:
-    if isinstance(move, Placement):
-        return {"piece": move.piece, "row": move.row, "col": move.col}
-    data = {"token": move.token}
-    if move.token == "remove":
-        data |= {"row": move.row, "col": move.col}
-    else:
-        data |= {"piece": move.piece, "turns": move.turns}
-    return data
-
-
 def check_game(seed: int, policy) -> tuple[bool, int]:
     name, grid, trays, tokens = start(seed)
     text = ref.grid_text(grid)
@@ -78,7 +67,7 @@ def check_game(seed: int, policy) -> tuple[bool, int]:
              "goals": [{"score": 0}]}
     play = _Play(level)
     for i, move in enumerate(moves):
-        why = play.move(as_dict(move))
+        why = play.move(move.to_json())
         assert not why, (seed, i, move, why)
     assert (play.score, play.tray) == (result.score, result.trays), seed
     if result.over:
