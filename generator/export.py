@@ -14,6 +14,7 @@ from solver.level import Level, Pack, pick_level, validate_schema
 
 from . import tiled
 from .canvas import to_png, to_svg
+from .frames import solution_frames
 from .picture import level_picture
 
 FORMATS = ("json", "tmj", "tmx", "svg", "png")
@@ -70,10 +71,11 @@ def export_files(item: Level | Pack, fmt: str, out: Path, with_solution: bool = 
             targets[path] = level
     else:
         targets = {out: item if level_id is None else pick_level(item, level_id)}
-    if with_solution:
-        for level in targets.values():
-            if level.solution is None:
-                raise FormatError(f"--solution: level {level.id} has no solution")
+    for level in targets.values():
+        if with_solution and level.solution is None:
+            raise FormatError(f"--solution: level {level.id} has no solution")
+        if level.solution is not None:
+            solution_frames(level)  # a client is never sent a solution the rules refuse: names the move
     files = {path: level_bytes(level, fmt, with_solution, pack_id) for path, level in targets.items()}
     if fmt in ("tmj", "tmx"):
         tileset = next(iter(files)).parent / tiled.TILESET_IMAGE

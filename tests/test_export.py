@@ -235,6 +235,34 @@ def test_solution_strip_is_for_pictures_only(tmp_path, fmt):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("fmt", ["json", "tmj", "tmx", "svg", "png"])
+@pytest.mark.parametrize("fault", ["overlap", "not in the tray", "past the trays"])
+def test_a_stored_solution_the_rules_refuse_is_not_exported(tmp_path, fmt, fault):
+    """A game client is never sent a solution that breaks the rules: every format refuses the pack,
+    naming the level and the move, and writes nothing (json, tmj and tmx carry the moves as they are)."""
+    data = fx.pack()
+    solution = data["levels"][1]["solution"]  # s1: the Sultan level
+    bad = {"overlap": 1, "not in the tray": 2, "past the trays": len(solution)}[fault]
+    if fault == "overlap":
+        solution[bad] = {**solution[0]}  # the first move's spot, taken since
+    elif fault == "not in the tray":
+        solution[bad] = {**solution[bad], "piece": "1x1"}  # neither tray deals it
+    else:
+        solution.append({**solution[-1]})
+    src = fx.write_json(tmp_path / "pack.json", data)
+    for extra in ([], ["--level", "s1"]):
+        out = tmp_path / ("one." + fmt if extra else "all")
+        result = CliRunner().invoke(app, ["export", str(src), "--format", fmt, "--out", str(out), *extra])
+        assert result.exit_code == 2, result.output
+        assert "s1" in result.output and f"solution[{bad}]" in result.output
+        assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+        assert not out.exists() and not (tmp_path / "tileset.png").exists()
+    # the same pack, the level's solution fixed, exports
+    data["levels"][1]["solution"] = fx.pack()["levels"][1]["solution"]
+    fx.write_json(src, data)
+    assert CliRunner().invoke(app, ["export", str(src), "--format", fmt, "--out", str(tmp_path / "all")]).exit_code == 0
+
+
 @pytest.mark.parametrize("fmt", ["tmj", "tmx"])
 def test_tiled_maps_name_pieces_as_the_level_does_and_keep_its_grade(tmp_path, fmt):
     """A level spelling pieces as masks keeps them so in the map (trays, reserve, solution, the
