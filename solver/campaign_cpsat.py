@@ -34,7 +34,7 @@ from .bounds import clear_points_bound, reachable_pieces
 from .campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, CampaignAnswer, solvable_verdict
 from .engine import has_complete_zone
 from .errors import RulesError
-from .level import Level, play_solution
+from .level import Level, play_solution, removals_before_last_placement
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse
 from .pieces import Spot, get_piece, placements, rotate_cw, turned_shapes
 from .tray_cpsat import SEED
@@ -82,7 +82,7 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
 
     best = line = None
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        line = model.line(solver)
+        line = removals_before_last_placement(model.line(solver))  # as every answer is written
         best = round(solver.objective_value)
         replay = play_solution(level, line, ignore_score=True)
         if not replay.ok or replay.score != best:

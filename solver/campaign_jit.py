@@ -152,7 +152,7 @@ from .campaign_tokens_jit import _token_moves
 from .engine import has_complete_zone
 from .enumerate_jit import split
 from .evaluate_jit import _pop64
-from .level import Level
+from .level import Level, removals_before_last_placement
 from .moves import Move, Placement, TokenUse, removals
 from .pieces import placements
 
@@ -965,14 +965,16 @@ def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
     ``options`` go to ``CompiledSearch`` (``final_rule``, ``bound_every``, ``margin``, ``dead_rule``,
     ``value_rule``: for the tests).
 
-    The best line is None when nothing beat ``best0`` (the caller's hint holds it).
+    The best line is None when nothing beat ``best0`` (the caller's hint holds it); it spends
+    no token after its last placement (``removals_before_last_placement``).
     """
     warm_up()
     board = level.board
     deadline = time.perf_counter() + time_limit if math.isfinite(time_limit) else 1e300
     left = (1 << len(level.trays[0])) - 1 if level.trays else 0
-    return CompiledSearch(level, spend=True, **options).run(board.filled, board.pumpkins, 0, left, 0, False, False,
-                                                           0, 0, level.tokens, deadline, node_limit, best0, target)
+    status, best, nodes, line = CompiledSearch(level, spend=True, **options).run(
+        board.filled, board.pumpkins, 0, left, 0, False, False, 0, 0, level.tokens, deadline, node_limit, best0, target)
+    return status, best, nodes, None if line is None else removals_before_last_placement(line)
 
 
 def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: bool, prev_turn_cleared: bool,

@@ -13,7 +13,7 @@ from solver.engine import copy_game
 from solver.errors import RulesError
 from solver.level import Level
 from solver.moves import Placement, TokenUse
-from solver.pieces import get_piece, placements, rotate_cw
+from solver.pieces import get_piece, placement_mask, placements, rotate_cw
 from solver.variants import find_variant
 
 from tiers import seeds
@@ -146,3 +146,42 @@ def test_a_line_ends_with_its_last_placement():
             assert replay.ok and replay.score == answer.best_score, (i, line, replay.problem)
             removed += any(isinstance(m, TokenUse) for m in line)
     assert removed >= 20  # most lines spend tokens on the pumpkins
+
+
+@pytest.mark.parametrize("variant_name", ["arabic", "sudoku"])
+def test_no_token_is_spent_once_the_level_is_judged(variant_name):
+    """A level is judged at its last placement (its limit, or the last tray's last piece): a
+    token after it is refused, by the move applier once every tray is placed, and by the
+    solution replay at the limit; the same token before that placement is legal."""
+    from solver.level import play_solution
+
+    checked = 0
+    for seed in TINY_SEEDS:
+        level = tiny_level(variant_name, seed)
+        line = solve_level(level, time_limit=60).solution
+        if line is None:
+            continue
+        game = level.new_game()
+        for move in line:
+            game.apply(move)
+        last = max(i for i, m in enumerate(line) if isinstance(m, Placement))
+        older = game.board.filled & ~placement_mask(line[last].piece, line[last].row, line[last].col)
+        if not older or not game.tokens:
+            continue
+        cell = (older & -older).bit_length() - 1  # a tile there before the last placement and after it
+        remove = TokenUse("remove", row=cell // 10, col=cell % 10)
+        assert game.finished
+        with pytest.raises(RulesError, match="the game is over"):
+            copy_game(game).apply(remove)
+        after = play_solution(level, line + [remove])
+        assert not after.ok and f"move {len(line)}: a remove token after the last tray's last placement" in after.problem
+        # a limit before the last tray: the token past it is refused, before it accepted
+        longer = Level(level.id, level.variant, level.mode, level.board, level.trays + [["1x1"]], level.goals,
+                       limit=level.limit, tokens=level.tokens)
+        assert "past the limit of" in play_solution(longer, line + [remove]).problem
+        # the same removal just before the last placement: the tile outlives it, so it is the same game
+        early = play_solution(level, line[:last] + [remove] + line[last:])
+        assert early.ok and early.game.board == Board(
+            game.board.filled & ~(1 << cell), game.board.stones, game.board.pumpkins & ~(1 << cell)), early.problem
+        checked += 1
+    assert checked >= 5
