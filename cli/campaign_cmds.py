@@ -58,7 +58,7 @@ def solve(
     node_limit: Annotated[Optional[int], typer.Option(
         help="stop the search once it passes this many nodes (it checks every 4,096; --method search "
              "only): an answer the node limit (not the time limit) ends is the same on every machine",
-        min=1)] = None,
+        min=1, max=10**18)] = None,  # the compiled search counts in 64 bits
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""

@@ -20,7 +20,7 @@ import typer
 
 from solver import watch
 from solver.board import SIZE, Board, parse_board
-from solver.errors import FormatError, RulesError, TenfoldError
+from solver.errors import FormatError, RulesError, TenfoldError, clipped
 from solver.jsontext import load_json
 from solver.variants import Mode, Variant, find_variant
 
@@ -29,6 +29,7 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 STATUS_EVERY = 0.25  # seconds between redraws of a search's live status line
 MAX_TOKENS = 1000  # the most tokens an option takes (a level file's "tokens" has the same cap)
 MAX_STREAK = 1000  # the longest streak carried in
+STDIN_OPTIONS = ("board", "moves", "deals")  # the options one command may read from stdin (- for each)
 
 
 def cli_errors(func: Callable) -> Callable:
@@ -37,6 +38,10 @@ def cli_errors(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
+            stdin = [name for name in STDIN_OPTIONS if kwargs.get(name) == "-"]
+            if len(stdin) > 1:  # the first to read it would leave nothing for the next
+                raise FormatError(f"{' and '.join('--' + n for n in stdin)}: each reads - (stdin), "
+                                  "which only one input can; give the others a file")
             return func(*args, **kwargs)
         except TenfoldError as err:
             typer.echo(f"error: {err}", err=True)
@@ -45,7 +50,7 @@ def cli_errors(func: Callable) -> Callable:
             _quiet_stdout()
             raise typer.Exit(1) from None
         except OSError as err:  # a path that cannot be read or written
-            where = f" {err.filename}:" if err.filename else ""
+            where = f" {clipped(str(err.filename), 120)}:" if err.filename else ""
             typer.echo(f"error:{where} {err.strerror or err}", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
@@ -83,19 +88,26 @@ def check_streak_and_tokens(streak: int, tokens: int | None, rules: str) -> None
 
 
 def read_text_arg(value: str, what: str) -> str:
-    """``-`` is stdin; an existing file path is read; anything else is an error. A leading
-    byte-order mark (some editors write one) is dropped."""
+    """``-`` is stdin (one input of a command may take it: ``cli_errors``); an existing file
+    path is read; anything else is an error. A leading byte-order mark (some editors write
+    one) is dropped."""
+    what = clipped(what or "the file argument", 80)
+    if not value.strip():
+        raise FormatError(f"{what}: empty; expected a file name, or - for stdin")
     if value == "-":
         return sys.stdin.read().removeprefix("\ufeff")
     path = Path(value)
+    shown = clipped(repr(value), 80)
     try:
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise FormatError(f"{what}: no such file {value!r}") from None
+        raise FormatError(f"{what}: no such file {shown}") from None
     except IsADirectoryError:
-        raise FormatError(f"{what}: {value!r} is a folder, not a file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise FormatError(f"{what}: cannot read {value!r}: {err}") from None
+        raise FormatError(f"{what}: {shown} is a folder, not a file") from None
+    except OSError as err:
+        raise FormatError(f"{what}: cannot read {shown}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise FormatError(f"{what}: cannot read {shown}: {err}") from None
 
 
 def read_json_arg(value: str, what: str) -> Any:
@@ -109,14 +121,30 @@ def refuse_missing_path(value: str, what: str) -> None:
     size."""
     refuse_empty(value, what, "a file or board text")
     path = Path(value)
-    if path.is_file():
+    if is_file(path):
         return
-    if path.is_dir():
-        raise FormatError(f"{what}: {value!r} is a folder, not a file")
+    if is_dir(path):
+        raise FormatError(f"{what}: {clipped(repr(value), 80)} is a folder, not a file")
     if value.count("/") == 9:  # ten rows: board text, whose own errors say more
         return
     if value.startswith(("/", "./", "../", "~")) or path.suffix[1:].isalpha():
-        raise FormatError(f"{what}: no such file {value!r}")
+        raise FormatError(f"{what}: no such file {clipped(repr(value), 80)}")
+
+
+def is_file(path: Path) -> bool:
+    """``path.is_file()``, False for a name the file system refuses (too long, say), which
+    ``Path.is_file`` raises for."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def refuse_empty(value: str, what: str, expected: str) -> None:
@@ -126,8 +154,11 @@ def refuse_empty(value: str, what: str, expected: str) -> None:
 
 
 def out_path(value: str, what: str = "--out") -> Path:
-    """An output path option: an empty one is refused (a Path would read it as the working folder)."""
+    """An output path option: an empty one is refused (a Path would read it as the working folder),
+    and ``-``, which inputs read as stdin (output goes to files only)."""
     refuse_empty(value, what, "a path")
+    if value == "-":
+        raise FormatError(f"{what}: expected a file or folder name (output is written to files, not to stdout)")
     return Path(value)
 
 
@@ -138,9 +169,9 @@ def board_arg(value: str | None, what: str = "--board") -> Board:
     refuse_empty(value, what, f"{SIZE} rows of {SIZE} characters (leave the option out for an empty board)")
     if value != "-":
         refuse_missing_path(value, what)
-    if "/" in value and not Path(value).is_file():
+    if "/" in value and not is_file(Path(value)):
         return parse_board(value, what)
-    if Path(value).is_file() or value == "-":
+    if is_file(Path(value)) or value == "-":
         return parse_board(read_text_arg(value, what), what)
     return parse_board(value, what)
 
@@ -193,6 +224,9 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
     for path in places:
         if path.is_dir():
             raise OSError(errno.EISDIR, "is a folder, not a file", str(path))
+        if path.exists() and not path.is_file():  # a device or a pipe: a rename would replace it
+            raise OSError(errno.EINVAL, "is not a regular file (a device or a pipe); expected a file to write",
+                          str(path))
         refuse_file_in_path(path)
     created: list[Path] = []  # folders made here, outermost first
     staged: list[tuple[str, Path]] = []

@@ -3,6 +3,8 @@ pack or a level)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -36,9 +38,18 @@ def export(
     elif out.is_dir() or raw_out.endswith(("/", "\\")):
         raise FormatError(f"--out: {raw_out} is a folder; one level needs a file name")
     files = export_files(item, fmt, out, solution, level)
+    if source != "-":
+        refuse_overwriting(files, Path(source))
     write_files_atomically(files)
     typer.echo(f"wrote {len(files)} file{'s' if len(files) != 1 else ''}: {', '.join(str(p) for p in files)}"
                if len(files) <= 4 else f"wrote {len(files)} files to {out}")
+
+
+def refuse_overwriting(files: dict, source: Path) -> None:
+    """A ``FormatError`` when a file to write is the source being exported (it would be lost)."""
+    for path in files:
+        if path.exists() and source.exists() and os.path.samefile(path, source):
+            raise FormatError(f"--out: {path} is the file being exported; choose another name")
 
 
 @cli_errors

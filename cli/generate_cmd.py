@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, interrupted, progress, refuse_file_in_path, searching, write_atomically
+from cli.common import cli_errors, interrupted, out_path, progress, refuse_file_in_path, searching, write_atomically
 from generator.grade import GRADE_NAMES
 from generator.pack import Interrupted, PackReport, generate_pack
 from generator.recipes import RECIPES
@@ -21,7 +21,7 @@ def generate(
     kind: Annotated[str, typer.Argument(help="sultan or halloween")],
     count: Annotated[int, typer.Option(help="levels in the pack")],
     seed: Annotated[int, typer.Option(help="the pack's seed: the same seed gives the same file")],
-    out: Annotated[Path, typer.Option(help="where to write the pack JSON")],
+    out: Annotated[str, typer.Option(help="where to write the pack JSON")],
     difficulty: Annotated[Optional[str], typer.Option(help="easy, medium, hard or expert (default: a spread)")] = None,
     trays: Annotated[Optional[int], typer.Option(help="trays per level (default: " + ", ".join(
         f"{k} {r.default_trays}" for k, r in RECIPES.items()) + ")")] = None,
@@ -30,6 +30,7 @@ def generate(
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
 ) -> None:
     """Generate a pack; every level's solution and best score are proven by the solver."""
+    out = out_path(out)
     if out.is_dir():  # found now, not after the whole run
         raise FormatError(f"--out: {out} is a folder; expected the pack's file name")
     refuse_file_in_path(out)

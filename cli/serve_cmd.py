@@ -14,7 +14,7 @@ import typer
 
 from cli.answer_cache import AnswerCache, default_db_path
 from cli.api import MAX_BODY, Api, Response, load_packs
-from cli.common import cli_errors
+from cli.common import cli_errors, refuse_empty
 from solver.errors import FormatError, RulesError, clipped
 
 
@@ -193,8 +193,8 @@ def default_packs_dir() -> Path:
 def serve(
     host: Annotated[str, typer.Option(help="address to bind (loopback unless told otherwise)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port (0: any free port)", min=0, max=65535)] = 8765,
-    packs: Annotated[Optional[Path], typer.Option(help="folder of pack files (default: the shipped levels)")] = None,
-    db: Annotated[Optional[Path], typer.Option(help="SQLite answer cache (default: under the user's data dir)")] = None,
+    packs: Annotated[Optional[str], typer.Option(help="folder of pack files (default: the shipped levels)")] = None,
+    db: Annotated[Optional[str], typer.Option(help="SQLite answer cache (default: under the user's data dir)")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="log every request to stderr")] = False,
     cors_origin: Annotated[Optional[str], typer.Option(
         "--cors-origin", help="let web pages of this origin (e.g. http://localhost:8080, or *) call the API "
@@ -203,8 +203,13 @@ def serve(
     """Serve levels, solutions and hints as an HTTP JSON API."""
     if cors_origin is not None:
         check_origin(cors_origin)
-    loaded = load_packs(packs or default_packs_dir())
-    db_path = db or default_db_path()
+    refuse_empty(host, "--host", "an address to bind, such as 127.0.0.1 (or 0.0.0.0 for every interface)")
+    for name, value, expected in (("--packs", packs, "a folder of pack files"), ("--db", db, "an SQLite file")):
+        if value is not None:
+            refuse_empty(value, name, expected)
+    loaded = load_packs(Path(packs) if packs is not None else default_packs_dir())
+    db_path = Path(db) if db is not None else default_db_path()
+    new_db = not db_path.exists()
     try:
         cache = AnswerCache(db_path)
     except Exception as err:  # sqlite3.Error or OSError: a path the user can fix
@@ -212,6 +217,10 @@ def serve(
     try:
         server = make_server(Api(loaded, cache), host, port)
     except OSError as err:
+        cache.close()
+        if new_db:  # leave no empty cache behind a server that never ran
+            for leftover in (db_path, Path(f"{db_path}-journal"), Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
+                leftover.unlink(missing_ok=True)
         raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
     ApiHandler.quiet = not verbose
     ApiHandler.cors_origin = cors_origin

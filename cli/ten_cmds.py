@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Annotated, Optional
 
@@ -99,11 +100,13 @@ def solve(
     depth: Annotated[Optional[int], typer.Option(help="plies to look ahead (default: to the end of the"
                                                       " placement phase; 4 for hidden stacks)")] = None,
     time_limit: Annotated[Optional[float], typer.Option(
-        help="seconds (default: none; Ctrl-C stops it too); report the deepest finished depth")] = None,
+        help="seconds (default, or inf: none; Ctrl-C stops it too); report the deepest finished depth")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Win, loss, draw or unknown within N plies (open tiles), or the win probability (hidden stacks)."""
-    check_seconds(time_limit)
+    check_seconds(time_limit, allow_inf=True)
+    if time_limit == math.inf:  # as solve and verify take it: no limit
+        time_limit = None
     from solver.ten import solve as solve_position
 
     position = _load(position_file)

@@ -43,6 +43,7 @@ from .recipes import RECIPES, Recipe, Unbuildable, build_candidate, candidate_le
 GENERATOR_VERSION = "9"
 MAX_CANDIDATES_PER_LEVEL = 400
 MAX_COUNT = 100_000  # levels in one pack
+MAX_WORKERS = 64  # local worker processes: a pool forks them all at once
 
 
 @dataclass
@@ -119,12 +120,26 @@ def _run_local(kind: str, trays: int, seeds: list[int], workers: int) -> Iterato
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_dask(kind: str, trays: int, seeds: list[int], scheduler: Any) -> Iterator[dict[str, Any]]:
+def _dask_client(scheduler: Any) -> Any:
+    """A Dask client of ``scheduler`` (an address, or a client already made), connected before
+    anything is written: a scheduler that cannot be reached is named, with the form expected."""
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - depends on the environment
         raise RulesError("--backend dask needs the 'distributed' package (pip install distributed)") from None
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    if isinstance(scheduler, Client):
+        return scheduler
+    if not str(scheduler).strip():  # Client("") would start a cluster of its own here
+        raise RulesError("--scheduler: empty; expected a Dask scheduler's address, such as tcp://127.0.0.1:8786")
+    try:
+        return Client(scheduler)
+    except (OSError, ValueError, TypeError) as err:  # a malformed address, or none listening there
+        why = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise RulesError(f"--scheduler: cannot reach {scheduler!r} ({why}); "
+                         "expected a Dask scheduler's address, such as tcp://127.0.0.1:8786") from None
+
+
+def _run_dask(kind: str, trays: int, seeds: list[int], client: Any) -> Iterator[dict[str, Any]]:
     futures = client.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds, pure=True)
     for future in futures:  # in index order
         yield future.result()
@@ -157,8 +172,8 @@ def generate_pack(
         raise RulesError(f"--difficulty: expected one of {', '.join(GRADE_NAMES)}, got {difficulty!r}")
     if not 1 <= count <= MAX_COUNT:
         raise RulesError(f"--count: expected 1 to {MAX_COUNT:,}, got {count}")
-    if workers < 1:
-        raise RulesError(f"--workers: must be at least 1, got {workers}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise RulesError(f"--workers: expected 1 to {MAX_WORKERS}, got {workers}")
     if not 1 <= trays <= 12:
         raise RulesError(f"--trays: expected 1 to 12, got {trays}")
     if backend not in ("local", "dask"):
@@ -169,6 +184,7 @@ def generate_pack(
         raise RulesError("--scheduler: goes with --backend dask (the local backend has no scheduler)")
     params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
               "version": GENERATOR_VERSION}
+    client = _dask_client(scheduler) if backend == "dask" else None
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
     resumed = _load_partial(partial, params)
@@ -191,7 +207,7 @@ def generate_pack(
             todo = [i for i in indices if i not in done]
             seeds = [candidate_seed(kind, seed, i) for i in todo]
             if backend == "dask":
-                fresh = _run_dask(kind, trays, seeds, scheduler)
+                fresh = _run_dask(kind, trays, seeds, client)
             else:
                 fresh = _run_local(kind, trays, seeds, workers)
             for i, result in zip(todo, fresh):

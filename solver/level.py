@@ -154,7 +154,10 @@ class Level:
 def pick_level(item: Level | Pack, level_id: str, source: str = "the file") -> Level:
     """The level ``--level level_id`` names: one of a pack's, or a single level if it is that one."""
     if isinstance(item, Pack):
-        return item.level(level_id)
+        try:
+            return item.level(level_id)
+        except FormatError as err:
+            raise FormatError(f"--level: {err}") from None
     if item.id != level_id:
         raise FormatError(f"--level: {source} holds the single level {item.id!r}, not {level_id!r}")
     return item

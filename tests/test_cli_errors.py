@@ -669,3 +669,118 @@ def test_fields_a_solutions_moves_carry_are_kept_when_the_level_is_written(tmp_p
     assert result.exit_code == 0, result.output
     written = json.loads(out.read_text())
     assert written["solution"] == data["solution"] and written["shown"] == {"by": "designer"}
+
+
+# --- options found by the CLI audit of 2026-12-04 ----------------------------
+
+def shipped_pack() -> str:
+    from pathlib import Path
+
+    return str(Path(__file__).parents[1] / "levels" / "halloween-2026.json")
+
+
+def test_export_refuses_to_write_over_the_file_it_exports(tmp_path):
+    """``--out`` naming the source (a level, or one level of a pack) would replace it: refused,
+    the source unchanged; a symbolic link to it is the same file."""
+    src = tmp_path / "pack.json"
+    src.write_bytes(open(shipped_pack(), "rb").read())
+    before = src.read_bytes()
+    for out in (src, tmp_path / "link.json"):
+        if out.name == "link.json":
+            out.symlink_to(src)
+        for fmt in ("svg", "json"):
+            result = runner.invoke(app, ["export", str(src), "--format", fmt, "--level", "halloween-002",
+                                         "--out", str(out)])
+            assert_bad_input(result, "--out", "is the file being exported")
+            assert src.read_bytes() == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
+    """An atomic write renames a new file into place, which would replace a FIFO or a device
+    node (the audit's /dev/full was): refused before anything is written, through a link too."""
+    target = tmp_path / "target"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/null")
+    result = runner.invoke(app, ["export", shipped_pack(), "--format", "svg", "--level", "halloween-002",
+                                 "--out", str(target)])
+    line = assert_bad_input(result, "not a regular file")
+    assert ("/dev/null" if kind == "device" else str(target)) in line
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    if kind == "fifo":
+        import stat
+
+        assert stat.S_ISFIFO(os.stat(target).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["target"]
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["generate", "halloween", "--count", "1", "--seed", "1", "--out", " "], ["--out", "empty"]),
+    (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "-"], ["--out", "not to stdout"]),
+    (["export", "@PACK", "--format", "svg", "--out", "-"], ["--out", "not to stdout"]),
+    (["render", "@PACK", "--out", "-"], ["--out", "not to stdout"]),
+    (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--workers", "65"],
+     ["--workers", "1 to 64", "65"]),
+    (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--backend", "dask",
+      "--scheduler", "garbage"], ["--scheduler", "'garbage'", "tcp://"]),
+    (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--backend", "dask",
+      "--scheduler", " "], ["--scheduler", "empty"]),
+    (["solve", "@PACK", "--level", "halloween-002", "--node-limit", str(2 ** 63)], ["--node-limit"]),
+    (["solve", "@PACK", "--level", "nosuch"], ["--level", "'nosuch'"]),
+    (["solve", ""], ["empty", "a file name"]),
+    (["verify", " "], ["empty", "a file name"]),
+    (["ten", "wins", "@PACK"], ["halloween-2026.json", "field format", "tenfold.ten/1"]),
+    (["serve", "--host", ""], ["--host", "empty"]),
+    (["serve", "--packs", ""], ["--packs", "empty"]),
+    (["serve", "--db", " "], ["--db", "empty"]),
+])
+def test_bad_options_found_by_the_audit(tmp_path, args, needles):
+    args = [a.replace("@PACK", shipped_pack()).replace("@TMP", str(tmp_path)) for a in args]
+    assert_bad_input(runner.invoke(app, args), *needles)
+    assert list(tmp_path.iterdir()) == []  # no partial file, no pack
+
+
+def test_a_name_too_long_for_the_file_system_is_shown_short(tmp_path):
+    """A 100,000-character board is board text of the wrong shape, not an echo of itself as a
+    file name; a path past the file system's limit is named in at most a line's length."""
+    long = "x" * 100_000
+    line = assert_bad_input(runner.invoke(app, ["tray", "--rules", "sudoku", "--tray", "1x1", "--board", long]),
+                            "--board", "10 rows")
+    assert len(line) < 200
+    for args in (["solve", long + ".json"], ["export", shipped_pack(), "--format", "svg", "--out",
+                                             str(tmp_path / long / "a.svg")]):
+        line = assert_bad_input(runner.invoke(app, args), "too long")
+        assert len(line) < 300
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_only_one_input_reads_stdin(tmp_path):
+    result = runner.invoke(app, ["replay", "--rules", "arabic", "--moves", "-", "--board", "-"], input="[]")
+    assert_bad_input(result, "--board and --moves", "stdin")
+    result = runner.invoke(app, ["replay", "--rules", "arabic", "--moves", "-", "--json"], input="[]")
+    assert result.exit_code == 0 and json.loads(result.stdout)["score"] == 0
+
+
+def test_ten_solve_takes_inf_for_no_time_limit():
+    from pathlib import Path
+
+    position = str(Path(__file__).parents[1] / "docs" / "examples" / "ten-position.json")
+    runs = [runner.invoke(app, ["ten", "solve", position, "--depth", "2", "--json", *extra])
+            for extra in ([], ["--time-limit", "inf"])]
+    assert [r.exit_code for r in runs] == [0, 0]
+    assert runs[0].stdout == runs[1].stdout
+
+
+def test_serve_leaves_no_new_cache_when_it_cannot_listen(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = tmp_path / "fresh.db"
+        result = runner.invoke(app, ["serve", "--port", str(port), "--db", str(db)])
+        assert_bad_input(result, "cannot listen", str(port))
+    assert list(tmp_path.iterdir()) == []

@@ -199,9 +199,17 @@ def _check_connected(tiles: dict[Coord, tuple[Colour, int]], names: list[str]) -
 
 
 def parse_position(data: Any, what: str = "position") -> TenPosition:
-    """Check a ``tenfold.ten/1`` object completely, then build the position."""
+    """Check a ``tenfold.ten/1`` object completely, then build the position; an error names
+    ``what`` (the file) and the field, as a level's do."""
     if not isinstance(data, dict):
         raise FormatError(f"{what}: expected a JSON object, got {type(data).__name__}")
+    try:
+        return _parse_position(data)
+    except FormatError as err:
+        raise FormatError(f"{what}: field {err}") from None
+
+
+def _parse_position(data: dict[str, Any]) -> TenPosition:
     if "format" in data and data["format"] != FORMAT:
         raise FormatError(f"format: expected {FORMAT!r}, got {data['format']!r}")
     if "tiles" not in data:
