@@ -280,8 +280,6 @@ class Game:
             raise RulesError(f"variant {self.variant.name} has no {kind!r} token (its tokens: {allowed})")
         if self.tokens <= 0:
             raise RulesError(f"no tokens left for {kind!r}")
-        if self.finished:
-            raise RulesError(f"{kind!r}: the game is over (every tray is placed)")
         if kind == "remove":
             bit = bb_cell(move.row, move.col)
             if self.board.stones & bit:

@@ -310,10 +310,6 @@ def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -
                 why = (f"one more than the level's trays hold ({level.piece_count} pieces)"
                        if placed > level.piece_count else f"past the limit of {level.limit}")
                 return Replay(False, game.final_score, placed - 1, f"move {i}: placement {placed} is {why}", game)
-        elif placed >= level.limit:  # the level is judged at its last placement: nothing comes after it
-            why = (f"past the limit of {level.limit}" if level.limit < level.piece_count
-                   else "after the last tray's last placement")
-            return Replay(False, game.final_score, placed, f"move {i}: a {move.token} token {why}", game)
         try:
             game.apply(move)
         except TenfoldError as err:  # the placements made: not this one

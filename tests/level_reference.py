@@ -110,11 +110,6 @@ class _Play:
                 return "not every piece placed"
         return ""
 
-    def over(self) -> bool:
-        """The level is judged now: its limit is reached or every tray placed (a client shows
-        the result; no token can be spent after it)."""
-        return self.placed >= self.limit or self.tray >= len(self.trays)
-
     def current_tray(self) -> Counter | None:
         """The tray in play (its unplaced pieces), None after the last."""
         return self.trays[self.tray] if self.tray < len(self.trays) else None
@@ -128,7 +123,7 @@ class _Play:
             for piece in pieces:
                 for r, c in ref.fitting_spots(grid, piece):
                     yield {"piece": piece, "row": r, "col": c}
-        if self.tokens <= 0 or self.over():
+        if self.tokens <= 0:
             return
         kinds = TOKEN_KINDS[self.variant]
         if "rotate" in kinds:
@@ -152,12 +147,10 @@ class _Play:
         if "token" in move:
             if self.tokens <= 0:
                 return "no token left"
-            if self.over():
-                return "token after the level's last placement"
             if move["token"] not in TOKEN_KINDS[self.variant]:
                 return f"token {move['token']} not checked here"
             self.tokens -= 1
-            if move["token"] == "remove":
+            if move["token"] == "remove":  # also after the last tray (a pumpkin left, say)
                 r, c = move["row"], move["col"]
                 if self.game.grid[r][c] not in "#P":
                     return f"remove on {self.game.grid[r][c]!r}"
