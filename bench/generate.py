@@ -35,11 +35,12 @@ def main() -> None:
         start = time.perf_counter()
         for i in range(args.candidates):
             result = build_candidate(kind, trays, candidate_seed(kind, args.seed, i))
-            if result["status"] == "accepted":
+            settled = {o["grade"] for o in result.get("options", ())} - {None}
+            if result["status"] == "accepted" and settled:
                 accepted += 1
-                grades.update({o["grade"] for o in result["options"]})
+                grades.update(settled)
             else:
-                reasons[result["reason"]] += 1
+                reasons[result.get("reason", "grade not settled")] += 1
         minutes = (time.perf_counter() - start) / 60
         print(f"{kind:<9} trays={trays}  accepted {accepted}/{args.candidates}  "
               f"{accepted / minutes:6.1f} accepted levels/min/core  "

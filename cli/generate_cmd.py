@@ -63,7 +63,8 @@ def closing_table(report: PackReport, out: Path) -> str:
     for grade in GRADE_NAMES:
         lines.append(f"{grade:<9} {report.per_grade.get(grade, 0):>6}")
     if report.proof_nodes:
-        lines.append(f"proof effort: mean {statistics.mean(report.proof_nodes):,.0f} nodes per accepted level")
+        lines.append(f"proof effort: mean {statistics.mean(report.proof_nodes):,.0f} nodes, "
+                     f"{statistics.mean(report.proof_seconds):.2f} s per accepted level")
     limits = limits_line(report.pack["levels"])
     if limits:
         lines.append(limits)

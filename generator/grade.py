@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from solver.engine import Game
 from solver.level import Level
@@ -115,3 +115,15 @@ def difficulty_score(m: Measurements) -> float:
 def grade_of(m: Measurements) -> str:
     score = difficulty_score(m)
     return next(name for name, edge in GRADES if score < edge)
+
+
+def settled_grade(m: Measurements) -> str | None:
+    """The grade, or None when it is not settled: a line count cut short by its budget is a
+    floor, and the whole count lies between it and the cap (past which the formula does not
+    change). The difficulty falls as the count grows, so the grade is settled when the floor
+    and the cap give the same one, and only then."""
+    grade = grade_of(m)
+    if m.winning_lines_capped and m.winning_lines < LINES_CAP:
+        if grade_of(replace(m, winning_lines=LINES_CAP)) != grade:
+            return None
+    return grade

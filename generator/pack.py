@@ -14,6 +14,7 @@ writes the finished pack atomically and removes the partial file.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 from collections import Counter
@@ -27,8 +28,9 @@ from solver.errors import RulesError, TenfoldError
 from solver.level import PACK_FORMAT, parse_level, play_solution
 from solver.pieces import get_piece
 
-from .grade import GRADE_NAMES
-from .recipes import RECIPES, Recipe, Unbuildable, build_candidate, candidate_level, candidate_seed, finish_level
+from .grade import GRADE_NAMES, Measurements, difficulty_score, settled_grade
+from .recipes import (GOAL_FRACTIONS, RECIPES, Recipe, Unbuildable, build_candidate, candidate_level, candidate_seed,
+                      finish_level)
 
 # Bumped whenever the same command and seed write a different pack (an interrupted run's
 # partial results are then not resumed): 2 = the campaign search's final-tray rule changed
@@ -39,8 +41,10 @@ from .recipes import RECIPES, Recipe, Unbuildable, build_candidate, candidate_le
 # known to meet no goal is pruned when reached again (node counts again); 7 = the pumpkin test
 # also runs where one placement is left and it is the next tray's first; 8 = a state reached again
 # is pruned when its points plus the most its lines added cannot beat the best; 9 = the start of
-# the tray where lines end is dropped when some pumpkin can no longer be cleared in time.
-GENERATOR_VERSION = "9"
+# the tray where lines end is dropped when some pumpkin can no longer be cleared in time; 10 = the
+# winning-line count is memoised on the state and points (it stopped short, counting 0, on many),
+# and an option whose grade turns on a count cut short is not taken.
+GENERATOR_VERSION = "10"
 MAX_CANDIDATES_PER_LEVEL = 400
 MAX_COUNT = 100_000  # levels in one pack
 MAX_WORKERS = 64  # local worker processes: a pool forks them all at once
@@ -53,23 +57,35 @@ class PackReport:
     rejected: Counter = field(default_factory=Counter)
     candidates: int = 0
     proof_nodes: list[int] = field(default_factory=list)
+    proof_seconds: list[float] = field(default_factory=list)  # this machine's (or a resumed run's) time
 
 
-def mirror_piece(piece_id: str) -> str:
-    """The left-right mirror image of a piece, by id."""
-    shape = get_piece(piece_id)
-    return get_piece("/".join(row[::-1] for row in shape.mask_text.split("/"))).id
+def mirror_piece(piece_id: str, upside_down: bool = False) -> str:
+    """A piece's mirror image, by id: left-right, or with ``upside_down`` top-bottom."""
+    rows = get_piece(piece_id).mask_text.split("/")
+    return get_piece("/".join(rows[::-1] if upside_down else [row[::-1] for row in rows])).id
 
 
 def level_key(level: dict[str, Any]) -> str:
-    """Identity of a level up to a left-right mirror: the smaller of its two descriptions."""
-    board = parse_board(level["board"])
-    trays = level["trays"]
+    """Identity of a level up to its mirror images (left-right, top-bottom, and both: every zone
+    family maps onto itself, so each plays the same with its pieces mirrored too) and to the
+    order of the pieces inside a tray (any order may be placed): the smallest description."""
+    rows = parse_board(level["board"]).rows()
     goals = json.dumps([g for g in level["goals"] if "score" not in g], sort_keys=True)
-    plain = board.text() + json.dumps(trays) + goals + str(level.get("limit"))
-    mirrored = board.mirrored().text() + json.dumps([[mirror_piece(p) for p in t] for t in trays]) + goals + str(
-        level.get("limit"))
-    return min(plain, mirrored)
+    images = []
+    for across in (False, True):
+        for down in (False, True):
+            board = [row[::-1] if across else row for row in (rows[::-1] if down else rows)]
+            trays = []
+            for tray in level["trays"]:
+                pieces = [get_piece(p).id for p in tray]
+                if across:
+                    pieces = [mirror_piece(p) for p in pieces]
+                if down:
+                    pieces = [mirror_piece(p, upside_down=True) for p in pieces]
+                trays.append(sorted(pieces))
+            images.append("/".join(board) + json.dumps(trays) + goals + str(level.get("limit")))
+    return min(images)
 
 
 def _quotas(count: int, difficulty: str | None) -> dict[str, int]:
@@ -80,9 +96,12 @@ def _quotas(count: int, difficulty: str | None) -> dict[str, int]:
 
 
 def _choose_option(candidate: dict[str, Any], quotas: dict[str, int], have: Counter) -> dict[str, Any] | None:
-    """The goal option whose grade still has the most room (ties: easier grade first)."""
+    """The goal option whose grade still has the most room (ties: easier grade first); an
+    option whose grade is not settled (null) is never taken."""
     best = None
     for option in candidate["options"]:
+        if option["grade"] is None:
+            continue
         room = quotas.get(option["grade"], 0) - have[option["grade"]]
         if room <= 0:
             continue
@@ -139,6 +158,15 @@ def _dask_client(scheduler: Any) -> Any:
                          "expected a Dask scheduler's address, such as tcp://127.0.0.1:8786") from None
 
 
+def _cluster_threads(client: Any) -> int:
+    """The threads of a Dask cluster's workers (at least one): a batch keeps each of them busy.
+    The batch size changes which candidates are built, never which are kept (``generate_pack``)."""
+    try:
+        return max(1, sum(client.nthreads().values()))
+    except Exception:  # a scheduler that cannot say: one batch as for one worker
+        return 1
+
+
 def _run_dask(kind: str, trays: int, seeds: list[int], client: Any) -> Iterator[dict[str, Any]]:
     futures = client.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds, pure=True)
     for future in futures:  # in index order
@@ -188,13 +216,14 @@ def generate_pack(
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
     resumed = _load_partial(partial, params)
-    done = {i: r for i, r in (resumed or {}).items() if _still_holds(kind, trays, r)}
+    done = {i: r for i, r in (resumed or {}).items()
+            if isinstance(r, dict) and r.get("seed") == candidate_seed(kind, seed, i) and _still_holds(kind, trays, r)}
     quotas = _quotas(count, difficulty)
     have: Counter = Counter()
     report = PackReport(pack={})
     chosen: list[tuple[dict[str, Any], dict[str, Any]]] = []
     keys: set[str] = set()
-    batch = max(1, workers) * 4
+    batch = 4 * (_cluster_threads(client) if client is not None else max(1, workers))
     index = 0
     limit = count * MAX_CANDIDATES_PER_LEVEL
     with open(partial, "a", encoding="utf-8") as log:
@@ -227,6 +256,7 @@ def generate_pack(
                     report.rejected[reason] += 1
                 else:
                     report.proof_nodes.append(result["nodes"])
+                    report.proof_seconds.append(result.get("seconds", 0.0))
                 if on_candidate is not None:
                     on_candidate(i, result, len(chosen))
     if len(chosen) < count:
@@ -283,7 +313,9 @@ def _accept(result, quotas, have, keys, chosen) -> str:
         return result["reason"]
     option = _choose_option(result, quotas, have)
     if option is None:
-        grades = sorted({o["grade"] for o in result["options"]})
+        grades = sorted({o["grade"] for o in result["options"] if o["grade"] is not None})
+        if not grades:
+            return "grade not settled (line count cut short)"
         return "grade not wanted (" + ", ".join(grades) + ")"
     key = level_key(result["level"])
     if key in keys:
@@ -310,9 +342,25 @@ def _still_holds(kind: str, trays: int, result: Any) -> bool:
             return False
         level = parse_level(data)
         replay = play_solution(level, level.solution, ignore_score=True)
-        return replay.ok and replay.score == result["best"] == level.best["score"]
-    except (TenfoldError, Unbuildable, KeyError, TypeError, AttributeError):
+        if not (replay.ok and replay.score == result["best"] == level.best["score"]):
+            return False
+        return _options_hold(result["options"], result["best"])
+    except (TenfoldError, Unbuildable, KeyError, TypeError, AttributeError, ValueError):
         return False
+
+
+def _options_hold(options: Any, best: int) -> bool:
+    """The grading options as ``build_candidate`` writes them: one per goal fraction, each goal
+    that fraction of the best, each grade and difficulty what the formula makes of the
+    measurements. (The measurements themselves are trusted: remeasuring is a resume's saving.)"""
+    if not isinstance(options, list) or len(options) != len(GOAL_FRACTIONS):
+        return False
+    for fraction, option in zip(GOAL_FRACTIONS, options):
+        m = Measurements(**option["measurements"])
+        if (option["goal"] != max(1, math.ceil(fraction * best)) or option["grade"] != settled_grade(m)
+                or option["difficulty"] != round(difficulty_score(m), 4)):
+            return False
+    return True
 
 
 def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any]] | None:
@@ -320,8 +368,12 @@ def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any
     when there is no such run to resume (no file, an empty one, or another run's, removed)."""
     if not path.exists():
         return None
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):  # a last line cut short: dropped, so the next result starts a line
+        raw = raw[:raw.rfind(b"\n") + 1]
+        with open(path, "r+b") as fh:
+            fh.truncate(len(raw))
+    lines = raw.decode("utf-8", errors="replace").splitlines()
     try:
         header = json.loads(lines[0]) if lines else {}
     except json.JSONDecodeError:
@@ -334,7 +386,7 @@ def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
-            break  # a line cut short by the interruption
+            continue  # a line cut short by an interruption (or damaged): its candidate is built again
         if isinstance(entry, dict) and isinstance(entry.get("index"), int) and "result" in entry:
             done[entry["index"]] = entry["result"]  # (a header again, as older runs wrote: skipped)
     return done

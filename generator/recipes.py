@@ -19,8 +19,8 @@ from solver.moves import Placement
 from solver.variants import find_variant
 
 from .construct import construct
-from .grade import Measurements, grade_of, difficulty_score, playout_peaks, win_share
-from .lines import first_win_count, winning_intervals
+from .grade import LINES_CAP, Measurements, difficulty_score, playout_peaks, settled_grade, win_share
+from .lines import winning_counts
 
 GOAL_FRACTIONS = (0.3, 0.5, 0.7, 0.85, 1.0)
 
@@ -98,7 +98,8 @@ def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = 
 
     Returns a JSON-able dict: ``status`` ``accepted`` with the level (no score
     goal yet), its proven best and one grading option per goal fraction; or
-    ``rejected`` with the reason.
+    ``rejected`` with the reason. An option's grade is null when a line count cut short by
+    its budget leaves it unsettled (``grade.settled_grade``): a pack never takes such an option.
     """
     if node_budget is None:
         node_budget = RECIPES[kind].node_budget
@@ -113,25 +114,24 @@ def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = 
         return _rejected(seed, f"no winning line ({answer.proof})", nodes=answer.nodes)
     best = answer.best_score
     randoms, greedies = playout_peaks(level, rng.randrange(1 << 31))
-    intervals, complete = winning_intervals(level)
+    goals = [max(1, math.ceil(fraction * best)) for fraction in GOAL_FRACTIONS]
+    counts, complete = winning_counts(level, goals, cap=LINES_CAP)
     options = []
-    for fraction in GOAL_FRACTIONS:
-        goal = max(1, math.ceil(fraction * best))
-        lines = first_win_count(intervals, goal)
+    for goal, lines in zip(goals, counts):
         m = Measurements(
             random_win_share=round(win_share(randoms, goal), 4),
             greedy_win_share=round(win_share(greedies, goal), 4),
             winning_lines=lines,
-            winning_lines_capped=not complete,
+            winning_lines_capped=lines >= LINES_CAP or not complete,
             proof_nodes=answer.nodes,
         )
-        options.append({"goal": goal, "grade": grade_of(m), "difficulty": round(difficulty_score(m), 4),
+        options.append({"goal": goal, "grade": settled_grade(m), "difficulty": round(difficulty_score(m), 4),
                          "measurements": m.to_json()})
     data = level.to_json()
     data["solution"] = [m.to_json() for m in answer.best_line]
     data["best"] = {"score": best, "proof": PROOF_OPTIMAL, "bound": best}
     return {"seed": seed, "status": "accepted", "level": data, "best": best, "options": options,
-            "nodes": answer.nodes}
+            "nodes": answer.nodes, "seconds": round(answer.seconds, 3)}
 
 
 def _rejected(seed: int, reason: str, nodes: int = 0) -> dict[str, Any]:

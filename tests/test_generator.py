@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 import pytest
 from typer.testing import CliRunner
@@ -10,8 +11,8 @@ from typer.testing import CliRunner
 from level_reference import reference_check
 from cli.generate_cmd import limits_line, trays_reached
 from cli.main import app
-from generator.grade import GRADE_NAMES, Measurements, grade_of
-from generator.pack import generate_pack, level_key, mirror_piece
+from generator.grade import GRADE_NAMES, LINES_CAP, Measurements, grade_of, settled_grade
+from generator.pack import _accept, generate_pack, level_key, mirror_piece
 from solver.errors import RulesError
 from solver.level import parse_pack
 from solver.verify import verify_level
@@ -83,6 +84,53 @@ def test_interrupted_run_resumes_to_the_same_pack(base_pack, tmp_path):
     assert json.dumps(report.pack, indent=1) == base_pack
 
 
+def test_a_resume_rebuilds_only_what_it_cannot_trust(base_pack, tmp_path):
+    """A partial file whose last line was cut short, one result with a grade the measurements do
+    not give, and one filed under another candidate's seed: a resume keeps every other result
+    (not proving them again), rebuilds those three, writes whole lines after the cut one, and
+    ends with the same pack."""
+    import generator.pack as pack_module
+
+    out = tmp_path / "cut.json"
+    partial = tmp_path / "cut.json.partial.jsonl"
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_six(index, result, accepted):
+        if index >= 5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        generate_pack(KIND, COUNT, SEED, out, TRAYS, on_candidate=stop_after_six)
+    lines = partial.read_text().splitlines()
+    entries = [json.loads(line) for line in lines[1:]]
+    accepted = [e for e in entries if e["result"]["status"] == "accepted"]
+    assert len(entries) >= 6 and len(accepted) >= 2
+    accepted[0]["result"]["options"][0]["grade"] = "expert" if accepted[0]["result"]["options"][0][
+        "grade"] != "expert" else "easy"
+    accepted[1]["result"]["seed"] += 1
+    tampered = {accepted[0]["index"], accepted[1]["index"]}
+    text = lines[0] + "\n" + "".join(json.dumps(e) + "\n" for e in entries)
+    cut = len(text) - 40  # the last line loses its end
+    partial.write_text(text[:cut])
+    built = []
+    real_build = pack_module.build_candidate
+    pack_module.build_candidate = lambda kind, trays, seed, *a: built.append(seed) or real_build(kind, trays, seed, *a)
+    try:
+        report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
+    finally:
+        pack_module.build_candidate = real_build
+    assert json.dumps(report.pack, indent=1) == base_pack
+    from generator.recipes import candidate_seed
+
+    rebuilt = {i for i, e in enumerate(entries) if candidate_seed(KIND, SEED, e["index"]) in built}
+    assert tampered | {entries[-1]["index"]} <= {entries[i]["index"] for i in rebuilt}
+    assert len(rebuilt) == 3  # the three, and no other result already there
+    for line in partial.read_text().splitlines()[1:]:
+        json.loads(line)  # every line whole: nothing written onto the cut one
+
+
 def test_mirror_images_are_duplicates():
     pairs = {"L3-nw": "L3-ne", "L3-sw": "L3-se", "L5-nw": "L5-ne", "T4-e": "T4-w", "T4-n": "T4-n",
              "X5": "X5", "1x4": "1x4", "3x2": "3x2"}
@@ -95,6 +143,41 @@ def test_mirror_images_are_duplicates():
     other = dict(level, limit=2)
     assert level_key(level) == level_key(mirror)
     assert level_key(level) != level_key(other)
+    upside = {"board": board[::-1], "trays": [["T4-e", "L3-sw", "1x2"]], "goals": [{"pumpkins": True}], "limit": 3}
+    turned = {"board": [r[::-1] for r in board[::-1]], "trays": [["1x2", "T4-w", "L3-se"]],
+              "goals": [{"pumpkins": True}], "limit": 3}
+    assert level_key(upside) == level_key(turned) == level_key(level)
+    assert level_key(dict(level, trays=[["1x2", "T4-e", "L3-nw"]])) == level_key(level)  # a tray's order
+    assert level_key(dict(level, trays=[["L3-sw", "1x2", "T4-e"]])) != level_key(level)  # not an image
+
+
+@pytest.mark.parametrize("variant", ["halloween", "arabic", "sudoku"])
+def test_a_levels_mirror_images_play_the_same(variant):
+    """What makes an image a duplicate: each of the three images (pieces mirrored with the board)
+    has the same best score, proven, as the level; and the images share the level's key."""
+    from solver.campaign import solve_level
+    from solver.level import parse_level
+
+    rng = random.Random(f"images-{variant}")
+    shapes = ["L3-nw", "L3-se", "L5-ne", "L5-sw", "T4-n", "T4-e", "1x3", "2x1", "2x3", "X5"]
+    mode = {"halloween": "campaign", "arabic": "standard", "sudoku": "classic"}[variant]
+    for _ in range(6):
+        grid = [["#" if rng.random() < 0.55 else "." for _ in range(10)] for _ in range(10)]
+        for cell in rng.sample(range(100), 3):
+            grid[cell // 10][cell % 10] = "S"
+        rows = ["".join(r) for r in grid]
+        trays = [[rng.choice(shapes) for _ in range(3)] for _ in range(2)]
+        level = {"format": "tenfold.level/1", "id": "x", "variant": variant, "mode": mode, "board": rows,
+                 "trays": trays, "goals": [{"score": 1}], "limit": 4, "tokens": 0}
+        best = solve_level(parse_level(level), time_limit=60).best_score
+        for across, down in ((True, False), (False, True), (True, True)):
+            image_rows = [r[::-1] if across else r for r in (rows[::-1] if down else rows)]
+            image_trays = [[mirror_piece(mirror_piece(p) if across else p, upside_down=True) if down
+                            else (mirror_piece(p) if across else p) for p in t] for t in trays]
+            image = dict(level, board=image_rows, trays=image_trays)
+            assert level_key(image) == level_key(level)
+            answer = solve_level(parse_level(image), time_limit=60)
+            assert answer.proof == "optimal" and answer.best_score == best, (variant, across, down)
 
 
 def test_grades_follow_the_measurements():
@@ -104,6 +187,39 @@ def test_grades_follow_the_measurements():
     order = [grade_of(m(0.9, 1.0, 1000)), grade_of(m(0.02, 0.6, 100)), grade_of(m(0.0, 0.3, 20)),
              grade_of(m(0.0, 0.0, 1, 10**6))]
     assert order == ["easy", "medium", "hard", "expert"]
+
+
+def test_a_grade_a_cut_short_count_could_change_is_not_settled():
+    """A count cut short is a floor: the whole count is any number from it to the cap (the formula
+    does not look past the cap). The grade is settled exactly when every such count gives the
+    same one, enumerated here count by count on 600 seeded measurements."""
+    rng = random.Random(5)
+    seen = Counter()
+    for _ in range(600):
+        floor = rng.choice([0, 1, 2, rng.randrange(1000), rng.randrange(100)])
+        capped = rng.random() < 0.8
+        m = Measurements(round(rng.random() ** 3, 4), round(rng.random() ** 2, 4), floor, capped,
+                         rng.choice([10, 10**3, 10**5, 10**6]))
+        possible = {grade_of(Measurements(m.random_win_share, m.greedy_win_share, n, True, m.proof_nodes))
+                    for n in range(floor, LINES_CAP + 1)} if capped else {grade_of(m)}
+        expected = possible.pop() if len(possible) == 1 else None
+        assert settled_grade(m) == expected, m
+        seen[expected is None, capped] += 1
+    assert seen[True, True] >= 50 and seen[False, True] >= 50 and seen[False, False] >= 50, seen
+
+
+def test_a_pack_never_takes_an_option_whose_grade_is_not_settled():
+    def result(*grades):
+        return {"status": "accepted", "level": {"board": ["." * 10] * 10, "trays": [], "goals": [],
+                                                "limit": len(grades)},
+                "options": [{"grade": g, "goal": 1} for g in grades]}
+
+    quotas = dict.fromkeys(GRADE_NAMES, 1)
+    have, keys, chosen = Counter(), set(), []
+    assert _accept(result(None, None), quotas, have, keys, chosen) == "grade not settled (line count cut short)"
+    assert _accept(result(None, "hard", None), quotas, have, keys, chosen) == ""
+    assert [option["grade"] for _, option in chosen] == ["hard"] and have == Counter(hard=1)
+    assert _accept(result("hard", None), quotas, have, keys, chosen) == "grade not wanted (hard)"
 
 
 @pytest.mark.parametrize("args, word", [

@@ -67,17 +67,24 @@ def test_grades_stars_and_goals_follow_the_measurements(path):
     """docs/rules-choices.md's formula, written out again: difficulty = 0.4 (1 - random win
     share) + 0.3 (1 - greedy win share) + 0.2 (1 - log10(1 + lines) / log10(1 + 1,000), at
     least 0) + 0.1 min(1, log10(1 + proof nodes) / 6); the grade is its band; the stars are the
-    score goal, halfway (rounded up) and the best."""
+    score goal, halfway (rounded up) and the best. A line count cut short (capped, below the
+    cap) is a floor: the grade must be the same at every count from it to the cap."""
     edges = [edge for _, edge in GRADES]
+
+    def difficulty_with(m, winning_lines):
+        lines = min(1.0, math.log10(1 + winning_lines) / math.log10(1 + LINES_CAP))
+        effort = min(1.0, math.log10(1 + m["proof_nodes"]) / 6)
+        return (0.4 * (1 - m["random_win_share"]) + 0.3 * (1 - m["greedy_win_share"])
+                + 0.2 * (1 - lines) + 0.1 * effort)
+
     for data in json.loads(path.read_text())["levels"]:
         m = data["measurements"]
-        lines = min(1.0, math.log10(1 + m["winning_lines"]) / math.log10(1 + LINES_CAP))
-        effort = min(1.0, math.log10(1 + m["proof_nodes"]) / 6)
-        difficulty = (0.4 * (1 - m["random_win_share"]) + 0.3 * (1 - m["greedy_win_share"])
-                      + 0.2 * (1 - lines) + 0.1 * effort)
+        difficulty = difficulty_with(m, m["winning_lines"])
         assert data["difficulty"] == round(difficulty, 4), data["id"]
-        band = next(i for i, edge in enumerate(edges) if difficulty < edge)
-        assert data["grade"] == GRADES[band][0], data["id"]
+        whole = range(m["winning_lines"], LINES_CAP + 1) if m["winning_lines_capped"] else [m["winning_lines"]]
+        for count in whole:
+            band = next(i for i, edge in enumerate(edges) if difficulty_with(m, count) < edge)
+            assert data["grade"] == GRADES[band][0], (data["id"], count)
         goal = data["goals"][-1]["score"]
         best = data["best"]["score"]
         assert data["stars"] == [goal, (goal + best + 1) // 2, best] and 1 <= goal <= best, data["id"]
