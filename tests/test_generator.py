@@ -66,25 +66,30 @@ def test_dask_backend_gives_the_same_pack(base_pack, tmp_path):
         assert pack_text(tmp_path, "dask", backend="dask", scheduler=client) == base_pack
 
 
-def test_interrupted_run_resumes_to_the_same_pack(base_pack, tmp_path):
-    out = tmp_path / "resume.json"
-
-    class Interrupted(Exception):
+def stopped_run(out, after: int):
+    """Run the base pack's generation into ``out`` and stop it once candidate ``after`` is done;
+    the partial file it leaves."""
+    class Stop(Exception):
         pass
 
-    def stop_early(index, result, accepted):
-        if index >= 2:
-            raise Interrupted
+    def stop(index, result, accepted):
+        if index >= after:
+            raise Stop
 
-    with pytest.raises(Interrupted):
-        generate_pack(KIND, COUNT, SEED, out, TRAYS, on_candidate=stop_early)
-    partial = tmp_path / "resume.json.partial.jsonl"
+    with pytest.raises(Stop):
+        generate_pack(KIND, COUNT, SEED, out, TRAYS, on_candidate=stop)
+    return out.parent / (out.name + ".partial.jsonl")
+
+
+def test_interrupted_run_resumes_to_the_same_pack(base_pack, tmp_path):
+    out = tmp_path / "resume.json"
+    partial = stopped_run(out, 2)
     assert len(partial.read_text().splitlines()) >= 3
     report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
     assert json.dumps(report.pack, indent=1) == base_pack
 
 
-def test_a_resume_rebuilds_only_what_it_cannot_trust(base_pack, tmp_path):
+def test_a_resume_rebuilds_only_what_it_cannot_trust(base_pack, tmp_path, monkeypatch):
     """A partial file whose last line was cut short, one result with a grade the measurements do
     not give, and one filed under another candidate's seed: a resume keeps every other result
     (not proving them again), rebuilds those three, writes whole lines after the cut one, and
@@ -92,17 +97,7 @@ def test_a_resume_rebuilds_only_what_it_cannot_trust(base_pack, tmp_path):
     import generator.pack as pack_module
 
     out = tmp_path / "cut.json"
-    partial = tmp_path / "cut.json.partial.jsonl"
-
-    class Stop(Exception):
-        pass
-
-    def stop_after_six(index, result, accepted):
-        if index >= 5:
-            raise Stop
-
-    with pytest.raises(Stop):
-        generate_pack(KIND, COUNT, SEED, out, TRAYS, on_candidate=stop_after_six)
+    partial = stopped_run(out, 5)
     lines = partial.read_text().splitlines()
     entries = [json.loads(line) for line in lines[1:]]
     accepted = [e for e in entries if e["result"]["status"] == "accepted"]
@@ -116,11 +111,9 @@ def test_a_resume_rebuilds_only_what_it_cannot_trust(base_pack, tmp_path):
     partial.write_text(text[:cut])
     built = []
     real_build = pack_module.build_candidate
-    pack_module.build_candidate = lambda kind, trays, seed, *a: built.append(seed) or real_build(kind, trays, seed, *a)
-    try:
-        report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
-    finally:
-        pack_module.build_candidate = real_build
+    monkeypatch.setattr(pack_module, "build_candidate",
+                        lambda kind, trays, seed, *a: built.append(seed) or real_build(kind, trays, seed, *a))
+    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
     assert json.dumps(report.pack, indent=1) == base_pack
     from generator.recipes import candidate_seed
 
