@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
 import threading
 from functools import lru_cache
 from importlib import resources
@@ -42,7 +43,7 @@ class AnswerCache:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=10)
+        self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=2)  # locked longer: no cache
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(
@@ -56,20 +57,39 @@ class AnswerCache:
         return solver_stamp() + ":" + json.dumps(question, sort_keys=True, separators=(",", ":"))
 
     def get(self, question: dict[str, Any]) -> Any | None:
+        """The cached answer, or None. The cache only saves work: a database that fails (locked
+        by another process past the timeout, damaged, of another shape) is a miss, with a note."""
         key = self.key(question)
-        with self._lock, self._db:
-            row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                self.misses += 1
-                return None
-            self._db.execute("UPDATE answers SET hits = hits + 1 WHERE key = ?", (key,))
-            self.hits += 1
-        return json.loads(row[0])
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+            answer = None if row is None else json.loads(row[0])
+        except (sqlite3.Error, ValueError) as err:
+            self._note("read", err)
+            answer = None
+        if answer is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        try:  # the hit counter is for the curious: a failure to write it costs the answer nothing
+            with self._lock, self._db:
+                self._db.execute("UPDATE answers SET hits = hits + 1 WHERE key = ?", (key,))
+        except sqlite3.Error as err:
+            self._note("count a hit in", err)
+        return answer
 
     def put(self, question: dict[str, Any], answer: Any) -> None:
-        with self._lock, self._db:
-            self._db.execute("INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)",
-                             (self.key(question), json.dumps(answer)))
+        """Keep the answer; a database that fails is noted and the answer served all the same."""
+        try:
+            with self._lock, self._db:
+                self._db.execute("INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)",
+                                 (self.key(question), json.dumps(answer)))
+        except sqlite3.Error as err:
+            self._note("write", err)
+
+    def _note(self, what: str, err: Exception) -> None:
+        print(f"note: cannot {what} the answer cache ({type(err).__name__}: {err}); answering without it",
+              file=sys.stderr)
 
     def close(self) -> None:
         with self._lock:

@@ -21,7 +21,7 @@ from cli.tray_cmd import solve_tray
 from solver.board import parse_board
 from solver.deals import TRAY_SIZE
 from solver.errors import FormatError, TenfoldError, clipped
-from solver.jsontext import load_json
+from solver.jsontext import json_kind, load_json
 from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
 from solver.pieces import canonical_ids
 from solver.spelling import respelled, spell_tray_answer
@@ -91,7 +91,7 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
         raise BadRequest(str(err)) from None
     if not isinstance(data, dict):
         raise BadRequest(f"body: expected a JSON object like {{\"rules\", \"board\", \"tray\"}}, "
-                         f"got {type(data).__name__}")
+                         f"got {json_kind(data)}")
     for name in ("rules", "board", "tray"):
         if name not in data:
             raise BadRequest(f"field {name}: missing")

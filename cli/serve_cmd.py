@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
@@ -55,12 +59,21 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._serve("PATCH")
 
     def _serve(self, method: str) -> None:
-        try:
-            body = self._read_body()
-        except BodyError as err:
-            self.close_connection = True  # what is left of the body is unread
-            return self._send(Response(err.status, {"error": str(err)}))
-        self._send(self.server.api.handle(method, self.path, body), head=method == "HEAD")
+        with self.server.requests(self) as admitted:
+            if not admitted:  # the server is stopping: it answers what it took, nothing new
+                self.close_connection = True
+                return self._send(Response(503, {"error": "the server is stopping"}))
+            try:
+                body = self._read_body()
+            except TimeoutError:
+                body, err = None, BodyError(408, f"body: shorter than its Content-Length (nothing more came "
+                                                 f"in {self.timeout} s)")
+            except BodyError as bad:
+                body, err = None, bad
+            if body is None:
+                self.close_connection = True  # what is left of the body is unread
+                return self._send(Response(err.status, {"error": str(err)}))
+            self._send(self.server.api.handle(method, self.path, body), head=method == "HEAD")
 
     def _read_body(self) -> bytes:
         """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise."""
@@ -166,6 +179,41 @@ class ApiServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], api: Api):
         super().__init__(address, ApiHandler)
         self.api = api
+        self.stopping = False
+        self.under_way = 0  # requests being answered
+        self._quiet = threading.Condition()
+
+    @contextmanager
+    def requests(self, handler) -> Iterator[bool]:
+        """Counts a request while it is answered; yields False (do not answer) once stopping."""
+        with self._quiet:
+            if self.stopping:
+                admitted = False
+            else:
+                admitted = True
+                self.under_way += 1
+        try:
+            yield admitted
+        finally:
+            if admitted:
+                with self._quiet:
+                    self.under_way -= 1
+                    self._quiet.notify_all()
+
+    def finish(self) -> int:
+        """Stop taking requests and wait for those under way to be answered; a second Ctrl-C
+        (or SIGTERM) stops waiting. The number of requests left unanswered."""
+        with self._quiet:
+            self.stopping = True
+            if self.under_way:
+                print(f"stopping: answering the {self.under_way} request(s) under way first "
+                      f"(Ctrl-C again to drop them)", file=sys.stderr)
+            try:
+                while self.under_way:
+                    self._quiet.wait(0.2)
+            except KeyboardInterrupt:
+                pass
+            return self.under_way
 
     def handle_error(self, request, client_address) -> None:
         # A connection that broke mid-request is that client's problem; the server goes on.
@@ -210,29 +258,52 @@ def serve(
     loaded = load_packs(Path(packs) if packs is not None else default_packs_dir())
     db_path = Path(db) if db is not None else default_db_path()
     new_db = not db_path.exists()
+    new_folders = [f for f in (db_path.parent, *db_path.parent.parents) if not f.exists()]  # deepest first
+
+    def leave_nothing_behind() -> None:
+        """A server that never ran leaves no empty cache, nor the folders made for it."""
+        if new_db:
+            for leftover in (db_path, Path(f"{db_path}-journal"), Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
+                leftover.unlink(missing_ok=True)
+        for folder in new_folders:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+
     try:
         cache = AnswerCache(db_path)
     except Exception as err:  # sqlite3.Error or OSError: a path the user can fix
+        leave_nothing_behind()
         raise FormatError(f"--db: cannot open {db_path}: {err}") from None
     try:
         server = make_server(Api(loaded, cache), host, port)
     except OSError as err:
         cache.close()
-        if new_db:  # leave no empty cache behind a server that never ran
-            for leftover in (db_path, Path(f"{db_path}-journal"), Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
-                leftover.unlink(missing_ok=True)
+        leave_nothing_behind()
         raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
     ApiHandler.quiet = not verbose
     ApiHandler.cors_origin = cors_origin
     bound_host, bound_port = server.server_address[:2]
     typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  (cache: {db_path})", err=True)
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)  # a service manager's stop: as Ctrl-C
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
-        cache.close()
+        server.server_close()  # no new connections while the last answers go out
+        dropped = server.finish()
+        signal.signal(signal.SIGTERM, previous)
+        if dropped:
+            print(f"note: stopped with {dropped} request(s) unanswered", file=sys.stderr)
+        else:
+            cache.close()  # (with requests still running, the exit closes it)
+        typer.echo("stopped", err=True)
+
+
+def _stop_on_sigterm(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def register(app: typer.Typer) -> None:

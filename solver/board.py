@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .bitboard import BB_ALL, SIZE, Bitboard, bb_cell
 from .errors import FormatError
+from .jsontext import json_kind
 
 EMPTY, TILE, STONE, PUMPKIN = ".", "#", "S", "P"
 
@@ -60,13 +61,13 @@ def parse_board(text: str | list[str], field: str = "board") -> Board:
         for i, row in enumerate(rows):
             if not isinstance(row, str):
                 raise FormatError(f"{field}: row {i}: expected a string of {SIZE} characters, "
-                                  f"got {type(row).__name__}")
+                                  f"got {json_kind(row)}")
     elif isinstance(text, str):
         stripped = text.strip()
         rows = stripped.split("/") if "/" in stripped else stripped.splitlines()
         rows = [r.strip() for r in rows]
     else:
-        raise FormatError(f"{field}: expected board text or a list of 10 rows, got {type(text).__name__}")
+        raise FormatError(f"{field}: expected board text or a list of 10 rows, got {json_kind(text)}")
     if len(rows) != SIZE:
         raise FormatError(f"{field}: expected {SIZE} rows, found {len(rows)}")
     filled = stones = pumpkins = 0

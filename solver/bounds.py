@@ -29,17 +29,17 @@ from functools import lru_cache
 import numpy as np
 
 from .bitboard import Bitboard
-from .pieces import get_piece, placements
+from .pieces import SHAPE_CACHE, get_piece, placements
 from .variants import Variant
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def zones_per_piece(variant: Variant, piece_id: str) -> int:
     """The most zones one placement of the piece can touch (so complete at once)."""
     return max(sum(1 for z in variant.zones if z & spot.mask) for spot in placements(piece_id))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def _families(variant: Variant, stones: Bitboard) -> tuple[tuple[tuple[Bitboard, ...], int], ...]:
     """The zones split into families that each partition the board (rows, columns, and each
     family of regions), with the cheapest refill of the family; all-stone zones dropped."""
@@ -178,7 +178,7 @@ def concentrated_points(variant: Variant, caps: Sequence[int], completions: int,
 
 # --- the emptied-cells budget ---------------------------------------------
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def event_costs(variant: Variant, stones: int) -> tuple[tuple[int, int], ...] | None:
     """Per event size n (0..every zone): (most clear points, fewest cells emptied) for one
     placement clearing n zones, with ``stones`` stones on the board; None for variants the

@@ -30,7 +30,7 @@ from .bounds import clear_points_bound, reachable_pieces
 from .engine import has_complete_zone, placement_points, settle
 from .level import Level, play_solution, removals_before_last_placement
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse, removals
-from .pieces import get_piece, placements, turned_shapes
+from .pieces import SHAPE_CACHE, get_piece, placements, turned_shapes
 
 PROOF_OPTIMAL = "optimal"
 PROOF_BOUND = "bound"
@@ -495,7 +495,7 @@ class _Found(Exception):
     pass
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def _covering(piece_id: str):
     """For each cell, the piece's spots that cover it."""
     return tuple(tuple(sp for sp in placements(piece_id) if sp.mask >> cell & 1) for cell in range(100))

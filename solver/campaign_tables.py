@@ -12,7 +12,7 @@ from .bounds import (_families, add_events, completions_bound, event_costs, even
                      paying_zones, reachable_pieces, zones_per_piece)
 from .enumerate_jit import split, zone_tables
 from .level import Level
-from .pieces import get_piece, placements, turned_shapes
+from .pieces import SHAPE_CACHE, get_piece, placements, turned_shapes
 
 
 _EVENT_ENTRIES = 1 << 22  # the emptied-budget tables' size cap (int32 entries)
@@ -162,7 +162,7 @@ class _Tables:
 # level (a pack, the generator's candidates, the tests' hundreds of levels). ``_Tables`` copies
 # them into the level's arrays, except the points table, which levels share and only read.
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def _spot_tables(variant, piece_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per spot of the piece (in ``placements`` order): its mask's low and high words, and the
     zones it touches (ascending, -1 after the last)."""
@@ -177,7 +177,7 @@ def _spot_tables(variant, piece_id: str) -> tuple[np.ndarray, np.ndarray, np.nda
     return lo, hi, touch
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def _anchor_rows(piece_id: str) -> tuple:
     """The piece's row of ``_anchor_tables``: cell offsets, spot index per anchor, anchors (low,
     high words) and per cell the anchors covering it (low, high words)."""

@@ -19,7 +19,7 @@ import numpy as np
 from .board import Board
 from .engine import Streak, has_complete_zone
 from .moves import Placement
-from .pieces import get_piece, placements
+from .pieces import SHAPE_CACHE, get_piece, placements
 from .variants import Variant
 
 LOW64 = (1 << 64) - 1
@@ -31,7 +31,7 @@ def split(bb: int) -> tuple[int, int]:
     return bb & LOW64, bb >> 64
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def spot_tables(variant: Variant, piece_id: str):
     """(lo, hi, indices of the zones it touches, -1 padded) per spot of the piece, in ``placements`` order."""
     spots = placements(piece_id)

@@ -32,6 +32,17 @@ def _number(text: str) -> float | _NotANumber:
     return value if math.isfinite(value) else _NotANumber(text)
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON reader calls the kind of ``value``, for messages ("got null", not NoneType)."""
+    if value is None:
+        return "null"
+    for kind, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+                       (list, "array"), (dict, "object")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
 def load_json(text: str, what: str) -> Any:
     try:
         data = json.loads(text, parse_constant=_NotANumber, parse_float=_number)

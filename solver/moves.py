@@ -7,6 +7,7 @@ from typing import Any, Union
 
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
 from .errors import FormatError
+from .jsontext import json_kind
 from .pieces import get_piece
 
 
@@ -88,5 +89,5 @@ def parse_move(data: Any, where: str = "move") -> Move:
 
 def parse_moves(data: Any, where: str = "moves") -> list[Move]:
     if not isinstance(data, list):
-        raise FormatError(f"{where}: expected a list of moves, got {type(data).__name__}")
+        raise FormatError(f"{where}: expected a list of moves, got {json_kind(data)}")
     return [parse_move(item, f"{where}[{i}]") for i, item in enumerate(data)]

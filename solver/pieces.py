@@ -71,6 +71,9 @@ def _cells_from_text(text: str, what: str) -> tuple[tuple[int, int], ...]:
     width = len(rows[0])
     if not text or any(len(r) != width for r in rows) or width == 0:
         raise RulesError(f"piece {what!r}: every row of a mask must have the same, non-zero length")
+    if len(rows) > SIZE or width > SIZE:  # (a longer text is only padding, echoed back in answers)
+        raise RulesError(f"piece {what!r}: a mask is drawn on the {SIZE}x{SIZE} board, at most {SIZE} rows of "
+                         f"{SIZE}; this one is {width} wide and {len(rows)} tall")
     cells = []
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
@@ -106,6 +109,10 @@ PIECES: dict[PieceId, Piece] = {
 }
 _BY_CELLS: dict[tuple[tuple[int, int], ...], PieceId] = {p.cells: pid for pid, p in PIECES.items()}
 CANONICAL_IDS: tuple[PieceId, ...] = tuple(_SHAPES)
+# The entries a cache keyed by a piece (or by a board's stones) keeps: the canonical pieces and
+# their turns are a few dozen, but custom masks and boards come from users (a server's clients
+# send new ones for ever), so such a cache forgets the least recently used past this many.
+SHAPE_CACHE = 4096
 
 
 def get_piece(piece_id: str) -> Piece:
@@ -116,7 +123,7 @@ def get_piece(piece_id: str) -> Piece:
     return _get_piece(piece_id)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def _get_piece(piece_id: str) -> Piece:
     if piece_id in PIECES:
         return PIECES[piece_id]
@@ -124,10 +131,7 @@ def _get_piece(piece_id: str) -> Piece:
         cells = _cells_from_text(piece_id, clipped(piece_id))
         if cells in _BY_CELLS:
             return PIECES[_BY_CELLS[cells]]
-        piece = _make("", cells)
-        if piece.height > SIZE or piece.width > SIZE:
-            raise RulesError(f"piece {clipped(repr(piece_id))} is {piece.width} wide and {piece.height} tall: "
-                             f"a piece must fit the {SIZE}x{SIZE} board")
+        piece = _make("", cells)  # it fits the board: its mask did (_cells_from_text)
         return Piece(piece.mask_text, piece.cells, piece.height, piece.width)
     raise RulesError(f"unknown piece id {clipped(repr(piece_id))} "
                      f"(expected one of {', '.join(CANONICAL_IDS)}, or a #/. mask)")
@@ -162,7 +166,7 @@ def rotate_cw(piece: Piece, turns: int = 1) -> Piece:
     return get_piece(_make("", cells).mask_text)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def turned_shapes(piece_id: str) -> tuple[tuple[str, int], ...]:
     """The shapes other than its own that turning the piece gives, each with the fewest
     clockwise quarter turns that give it."""
@@ -184,7 +188,7 @@ class Spot:
     mask: Bitboard
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def placements(piece_id: str) -> tuple[Spot, ...]:
     """Every position of the piece that lies inside the board, row-major order."""
     piece = get_piece(piece_id)

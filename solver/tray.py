@@ -25,7 +25,7 @@ from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells
 from .board import Board
 from .engine import Streak, has_complete_zone, placement_points, settle
 from .moves import Move, Placement, TokenUse, removals
-from .pieces import Spot, get_piece, placements, rotate_cw, turned_shapes
+from .pieces import SHAPE_CACHE, Spot, get_piece, placements, rotate_cw, turned_shapes
 from .variants import Variant
 
 
@@ -482,20 +482,20 @@ def _choices(pieces: tuple[str, ...]):
             yield piece, pieces[:i] + pieces[i + 1:]
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def _spots_by_cell(piece_id: str) -> tuple[tuple[Spot, ...], ...]:
     """For each cell, the piece's spots that cover it."""
     return tuple(tuple(s for s in placements(piece_id) if s.mask >> cell & 1) for cell in range(100))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def _row_capacity(piece_id: str) -> int:
     """Most cells the piece puts into one row."""
     cells = get_piece(piece_id).cells
     return max(sum(1 for r, _ in cells if r == row) for row, _ in cells)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=SHAPE_CACHE)
 def _col_capacity(piece_id: str) -> int:
     cells = get_piece(piece_id).cells
     return max(sum(1 for _, c in cells if c == col) for _, col in cells)

@@ -644,7 +644,7 @@ def test_a_board_row_that_is_not_a_string_is_named(tmp_path):
     board = ["." * 10] * 9 + [5]
     for command in ("show", "solve"):
         assert_bad_input(runner.invoke(app, [command, write(tmp_path, "level.json", level_data(board=board))]),
-                         "field board: row 9", "got int")
+                         "field board: row 9", "got integer")
 
 
 def test_a_file_with_a_byte_order_mark_reads_as_without(tmp_path):

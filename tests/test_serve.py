@@ -176,6 +176,9 @@ def read_until_closed(conn: socket.socket) -> bytes:
 MALFORMED = [
     (b"{not json", "body: invalid JSON"),
     (b"[1, 2]", "body: expected a JSON object"),
+    (b"null", "got null"),  # JSON's words, not Python's (NoneType)
+    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10),
+                 "tray": ["." * 30000 + "#"]}).encode(), "at most 10 rows of 10"),  # padding, echoed in answers
     (b"\xff\xfe", "body: not UTF-8"),
     (json.dumps({"board": "", "tray": ["1x1"]}).encode(), "field rules: missing"),
     (json.dumps({"rules": "chess", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode(), "field rules"),

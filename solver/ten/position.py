@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from solver.errors import FormatError
+from solver.jsontext import json_kind
 
 Colour = int
 Coord = tuple[int, int]
@@ -202,7 +203,7 @@ def parse_position(data: Any, what: str = "position") -> TenPosition:
     """Check a ``tenfold.ten/1`` object completely, then build the position; an error names
     ``what`` (the file) and the field, as a level's do."""
     if not isinstance(data, dict):
-        raise FormatError(f"{what}: expected a JSON object, got {type(data).__name__}")
+        raise FormatError(f"{what}: expected a JSON object, got {json_kind(data)}")
     try:
         return _parse_position(data)
     except FormatError as err:

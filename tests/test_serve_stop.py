@@ -1,0 +1,209 @@
+"""tenfold serve at its edges: stopping (SIGINT, SIGTERM) with requests under way, a body that
+never arrives, an answer cache that fails, custom pieces sent for ever, a start that fails."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import export_fixtures as fx
+from cli.answer_cache import AnswerCache
+from cli.api import Api, Response
+from cli.main import app
+from cli.serve_cmd import ApiHandler, make_server
+from solver.pieces import SHAPE_CACHE, _get_piece, get_piece, placements
+from test_serve import tray_cli_json
+
+QUESTION = {"rules": "arabic", "board": "/".join(["#########."] * 3 + ["." * 10] * 7), "tray": ["3x1", "1x1"]}
+
+
+class Held(Api):
+    """An API whose answers wait until the test lets them go."""
+
+    def __init__(self) -> None:
+        super().__init__({}, None)
+        self.go = threading.Event()
+
+    def handle(self, method: str, target: str, body: bytes = b"") -> Response:
+        self.go.wait(10)
+        return Response(200, {"answered": target})
+
+
+def running(api):
+    server = make_server(api, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_stopping_answers_the_requests_under_way_and_takes_no_new_ones():
+    api = Held()
+    server = running(api)
+    host, port = server.server_address[:2]
+    first = http.client.HTTPConnection(host, port, timeout=10)
+    kept = http.client.HTTPConnection(host, port, timeout=10)
+    kept.request("GET", "/health")  # a keep-alive connection the server has taken
+    api.go.set()
+    assert kept.getresponse().read() and not api.go.clear()
+    reply = {}
+
+    def ask():
+        first.request("GET", "/levels")
+        response = first.getresponse()
+        reply["status"], reply["body"] = response.status, json.loads(response.read())
+
+    asking = threading.Thread(target=ask)
+    asking.start()
+    deadline = time.monotonic() + 10
+    while server.under_way == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert server.under_way == 1
+    server.shutdown()
+    server.server_close()
+    left = []
+    finishing = threading.Thread(target=lambda: left.append(server.finish()))
+    finishing.start()
+    time.sleep(0.3)
+    assert finishing.is_alive() and "status" not in reply  # waiting for the answer under way
+    kept.request("GET", "/health")  # a new request on a connection already open: refused, told why
+    refused = kept.getresponse()
+    assert refused.status == 503 and json.loads(refused.read()) == {"error": "the server is stopping"}
+    api.go.set()
+    finishing.join(10)
+    asking.join(10)
+    assert left == [0] and reply == {"status": 200, "body": {"answered": "/levels"}}
+    try:  # and the listening socket is closed
+        socket.create_connection((host, port), timeout=2).close()
+        raise AssertionError("a stopped server took a new connection")
+    except OSError:
+        pass
+
+
+def serve_process(tmp_path, db: Path):
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    fx.write_json(packs / "fixture.json", fx.pack("fixture-pack"))
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs), "--db", str(db)],
+                            stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    assert "http://127.0.0.1:" in line, line
+    return proc, int(line.split("http://127.0.0.1:")[1].split()[0])
+
+
+def test_sigterm_stops_the_server_as_ctrl_c_does(tmp_path):
+    """A service manager's stop (SIGTERM) closes the cache as Ctrl-C does: exit 0, no traceback,
+    the database whole and its write-ahead files gone; a new server answers from it."""
+    db = tmp_path / "answers.sqlite3"
+    for sig, expected_hit in ((signal.SIGTERM, "miss"), (signal.SIGINT, "hit")):
+        proc, port = serve_process(_fresh(tmp_path, sig), db)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("POST", "/hint", json.dumps(QUESTION))
+        response = conn.getresponse()
+        assert response.status == 200 and response.getheader("X-Tenfold-Cache") == expected_hit
+        assert json.loads(response.read()) == tray_cli_json(QUESTION)
+        conn.close()
+        proc.send_signal(sig)
+        err = proc.stderr.read()
+        assert proc.wait(timeout=20) == 0 and "Traceback" not in err and "stopped" in err, err
+        assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists(), (sig, err)
+        check = sqlite3.connect(db)
+        assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        check.close()  # (a with block would leave it open)
+
+
+def _fresh(tmp_path: Path, sig) -> Path:
+    folder = tmp_path / sig.name
+    folder.mkdir()
+    return folder
+
+
+def test_a_body_that_never_arrives_is_answered_408(monkeypatch):
+    monkeypatch.setattr(ApiHandler, "timeout", 1)
+    server = running(Api({}, None))
+    try:
+        with socket.create_connection(server.server_address[:2], timeout=10) as conn:
+            conn.sendall(b'POST /hint HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{"rules":')
+            chunks = []
+            while chunk := conn.recv(4096):
+                chunks.append(chunk)
+        head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408") and b"Connection: close" in head
+        assert json.loads(body)["error"].startswith("body: shorter than its Content-Length")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_answer_cache_that_fails_costs_only_the_saving(tmp_path, capsys):
+    """Another process holds the database's write lock (a second server, a backup), or the
+    table is of another shape: hints are still answered, right, with a note on stderr."""
+    db = tmp_path / "answers.sqlite3"
+    cache = AnswerCache(db)
+    api = Api({}, cache)
+    cached = api.handle("POST", "/hint", json.dumps(QUESTION).encode())
+    other = dict(QUESTION, tray=["1x1"])
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("INSERT INTO answers (key, answer) VALUES ('x', '1')")
+    try:
+        again = api.handle("POST", "/hint", json.dumps(QUESTION).encode())
+        new = api.handle("POST", "/hint", json.dumps(other).encode())
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert (again.status, again.headers["X-Tenfold-Cache"], again.body) == (200, "hit", cached.body)
+    assert (new.status, new.headers["X-Tenfold-Cache"], new.body) == (200, "miss", tray_cli_json(other))
+    notes = capsys.readouterr().err
+    assert "cannot count a hit in the answer cache" in notes and "cannot write the answer cache" in notes
+    cache.close()
+    old = sqlite3.connect(db)  # a cache of an older shape: no hits column
+    old.execute("ALTER TABLE answers DROP COLUMN hits")
+    old.commit()
+    old.close()
+    cache = AnswerCache(db)
+    reply = Api({}, cache).handle("POST", "/hint", json.dumps(QUESTION).encode())
+    assert (reply.status, reply.headers["X-Tenfold-Cache"], reply.body) == (200, "hit", cached.body)
+    cache.close()
+
+
+def test_custom_pieces_sent_for_ever_are_not_kept_for_ever():
+    """Every distinct mask a client sends was cached with no bound: a server's memory grew
+    with every request. The caches keyed by piece keep at most SHAPE_CACHE entries, and a
+    piece they forgot comes back the same."""
+    rng = random.Random(3)
+    first = None
+    for i in range(SHAPE_CACHE + 600):
+        rows = ["".join(rng.choice(".#") for _ in range(5)) for _ in range(5)]
+        rows[2] = "#" + rows[2][1:]
+        text = "/".join(rows)
+        piece = get_piece(text)
+        placements(piece.id)
+        if first is None:
+            first = (text, piece, placements(piece.id))
+    assert _get_piece.cache_info().currsize <= SHAPE_CACHE and placements.cache_info().currsize <= SHAPE_CACHE
+    text, piece, spots = first
+    assert get_piece(text) == piece and placements(piece.id) == spots
+
+
+def test_a_start_that_fails_leaves_no_folders_behind(tmp_path):
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        db = tmp_path / "new" / "sub" / "answers.sqlite3"
+        result = CliRunner().invoke(app, ["serve", "--port", str(taken.getsockname()[1]), "--db", str(db)])
+    finally:
+        taken.close()
+    assert result.exit_code == 2 and "cannot listen" in result.output
+    assert not (tmp_path / "new").exists()
