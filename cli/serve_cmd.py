@@ -59,21 +59,22 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._serve("PATCH")
 
     def _serve(self, method: str) -> None:
-        with self.server.requests(self) as admitted:
+        with self.server.requests() as admitted:
             if not admitted:  # the server is stopping: it answers what it took, nothing new
-                self.close_connection = True
-                return self._send(Response(503, {"error": "the server is stopping"}))
+                return self._refuse(503, "the server is stopping")
             try:
                 body = self._read_body()
             except TimeoutError:
-                body, err = None, BodyError(408, f"body: shorter than its Content-Length (nothing more came "
-                                                 f"in {self.timeout} s)")
-            except BodyError as bad:
-                body, err = None, bad
-            if body is None:
-                self.close_connection = True  # what is left of the body is unread
-                return self._send(Response(err.status, {"error": str(err)}))
+                return self._refuse(408, f"body: shorter than its Content-Length (nothing more came in "
+                                         f"{self.timeout} s)")
+            except BodyError as err:
+                return self._refuse(err.status, str(err))
             self._send(self.server.api.handle(method, self.path, body), head=method == "HEAD")
+
+    def _refuse(self, status: int, message: str) -> None:
+        """An error answer that ends the connection (what is left of a body is unread)."""
+        self.close_connection = True
+        self._send(Response(status, {"error": message}))
 
     def _read_body(self) -> bytes:
         """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise."""
@@ -103,8 +104,7 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Errors http.server finds itself (a bad request line or header) answer in JSON too."""
-        self.close_connection = True
-        self._send(Response(code, {"error": message or self.responses.get(code, ("error",))[0]}))
+        self._refuse(code, message or self.responses.get(code, ("error",))[0])
 
     def _send(self, response: Response, head: bool = False) -> None:
         """The response; ``head``: its status and headers alone (a HEAD request)."""
@@ -184,7 +184,7 @@ class ApiServer(ThreadingHTTPServer):
         self._quiet = threading.Condition()
 
     @contextmanager
-    def requests(self, handler) -> Iterator[bool]:
+    def requests(self) -> Iterator[bool]:
         """Counts a request while it is answered; yields False (do not answer) once stopping."""
         with self._quiet:
             if self.stopping:

@@ -13,6 +13,7 @@ for all of them; counts stop growing at a cap (the grade does not look past
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from solver.engine import placement_points, settle
@@ -34,7 +35,7 @@ def winning_counts(level: Level, goals: Sequence[int], cap: int | None = None,
     need_pumpkins = any(g.get("pumpkins") for g in level.goals)
     need_all = any(g.get("place_all") for g in level.goals)
     bonus = level.tokens * variant.token_bonus
-    n_goals = len(goals)
+    most = math.inf if cap is None else cap
     memo: dict[tuple, tuple[int, ...]] = {}
     nodes = 0
     short = False  # the budget ran out: counts from here on are partial and not remembered
@@ -72,9 +73,7 @@ def winning_counts(level: Level, goals: Sequence[int], cap: int | None = None,
                 add(1, pumpkins & after, placement_points(variant, size, lines, regions, run), True)
             if plain:
                 add(plain, pumpkins, placement_points(variant, size, 0, 0, run), False)
-        if cap is not None:
-            for k in range(n_goals):
-                counts[k] = min(counts[k], cap)
+        counts[:] = [min(c, most) for c in counts]
 
     def walk(filled, pumpkins, tray_index, tray, run, turn_cleared, prev, placed, points):
         nonlocal nodes, short
@@ -86,9 +85,8 @@ def winning_counts(level: Level, goals: Sequence[int], cap: int | None = None,
         won = [ok and points + bonus >= g for g in goals]
         counts = [int(w) for w in won]
         if all(won) or placed >= level.limit or tray_index >= len(trays):
-            result = tuple(counts)
-            memo[key] = result
-            return result
+            memo[key] = tuple(counts)
+            return memo[key]
         if nodes >= node_budget:
             short = True
             return tuple(counts)
@@ -96,9 +94,8 @@ def winning_counts(level: Level, goals: Sequence[int], cap: int | None = None,
         occupied = filled | stones
         if placed > 0 and (placed + 1 >= level.limit or (tray_index == len(trays) - 1 and len(tray) == 1)):
             last_placements(filled, pumpkins, tray_index, tray, run, turn_cleared, prev, points, won, counts)
-            result = tuple(counts)
-            memo[key] = result
-            return result
+            memo[key] = tuple(counts)
+            return memo[key]
         for piece in dict.fromkeys(tray):  # equal pieces are one choice
             rest = list(tray)
             rest.remove(piece)
@@ -118,24 +115,14 @@ def winning_counts(level: Level, goals: Sequence[int], cap: int | None = None,
                     n_tray = trays[n_index] if n_index < len(trays) else ()
                 sub = walk(after, pumpkins & after, n_index, n_tray, run + 1 if cleared else 0, t_cleared,
                            n_prev, placed + 1, points + gained)
-                full = True
-                for k in range(n_goals):
-                    if not won[k]:
-                        counts[k] += sub[k]
-                        if cap is not None and counts[k] >= cap:
-                            counts[k] = cap
-                        else:
-                            full = False
+                counts = [c if w else min(c + n, most) for c, w, n in zip(counts, won, sub)]
                 if short:
                     return tuple(counts)
-                if full:  # every count at the cap: the rest cannot change them
-                    break
-            else:
-                continue
-            break
-        result = tuple(counts)
-        memo[key] = result
-        return result
+                if all(w or c >= most for w, c in zip(won, counts)):  # every count at the cap: done
+                    memo[key] = tuple(counts)
+                    return memo[key]
+        memo[key] = tuple(counts)
+        return memo[key]
 
     board = level.board
     counts = walk(board.filled, board.pumpkins, 0, trays[0] if trays else (), 0, False, False, 0, 0)

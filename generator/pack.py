@@ -14,7 +14,6 @@ writes the finished pack atomically and removes the partial file.
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 from collections import Counter
@@ -28,9 +27,9 @@ from solver.errors import RulesError, TenfoldError
 from solver.level import PACK_FORMAT, parse_level, play_solution
 from solver.pieces import get_piece
 
-from .grade import GRADE_NAMES, Measurements, difficulty_score, settled_grade
-from .recipes import (GOAL_FRACTIONS, RECIPES, Recipe, Unbuildable, build_candidate, candidate_level, candidate_seed,
-                      finish_level)
+from .grade import GRADE_NAMES, Measurements
+from .recipes import (RECIPES, Recipe, Unbuildable, build_candidate, candidate_level, candidate_seed, finish_level,
+                      grading_option, score_goals)
 
 # Bumped whenever the same command and seed write a different pack (an interrupted run's
 # partial results are then not resumed): 2 = the campaign search's final-tray rule changed
@@ -350,17 +349,14 @@ def _still_holds(kind: str, trays: int, result: Any) -> bool:
 
 
 def _options_hold(options: Any, best: int) -> bool:
-    """The grading options as ``build_candidate`` writes them: one per goal fraction, each goal
-    that fraction of the best, each grade and difficulty what the formula makes of the
-    measurements. (The measurements themselves are trusted: remeasuring is a resume's saving.)"""
-    if not isinstance(options, list) or len(options) != len(GOAL_FRACTIONS):
+    """The grading options as ``build_candidate`` writes them: one per score goal of the best,
+    each grade and difficulty what the formula makes of the measurements. (The measurements
+    themselves are trusted: remeasuring is a resume's saving.)"""
+    goals = score_goals(best)
+    if not isinstance(options, list) or len(options) != len(goals):
         return False
-    for fraction, option in zip(GOAL_FRACTIONS, options):
-        m = Measurements(**option["measurements"])
-        if (option["goal"] != max(1, math.ceil(fraction * best)) or option["grade"] != settled_grade(m)
-                or option["difficulty"] != round(difficulty_score(m), 4)):
-            return False
-    return True
+    return all(option == grading_option(goal, Measurements(**option["measurements"]))
+               for goal, option in zip(goals, options))
 
 
 def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any]] | None:

@@ -114,24 +114,31 @@ def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = 
         return _rejected(seed, f"no winning line ({answer.proof})", nodes=answer.nodes)
     best = answer.best_score
     randoms, greedies = playout_peaks(level, rng.randrange(1 << 31))
-    goals = [max(1, math.ceil(fraction * best)) for fraction in GOAL_FRACTIONS]
+    goals = score_goals(best)
     counts, complete = winning_counts(level, goals, cap=LINES_CAP)
-    options = []
-    for goal, lines in zip(goals, counts):
-        m = Measurements(
-            random_win_share=round(win_share(randoms, goal), 4),
-            greedy_win_share=round(win_share(greedies, goal), 4),
-            winning_lines=lines,
-            winning_lines_capped=lines >= LINES_CAP or not complete,
-            proof_nodes=answer.nodes,
-        )
-        options.append({"goal": goal, "grade": settled_grade(m), "difficulty": round(difficulty_score(m), 4),
-                         "measurements": m.to_json()})
+    options = [grading_option(goal, Measurements(
+        random_win_share=round(win_share(randoms, goal), 4),
+        greedy_win_share=round(win_share(greedies, goal), 4),
+        winning_lines=lines,
+        winning_lines_capped=lines >= LINES_CAP or not complete,
+        proof_nodes=answer.nodes,
+    )) for goal, lines in zip(goals, counts)]
     data = level.to_json()
     data["solution"] = [m.to_json() for m in answer.best_line]
     data["best"] = {"score": best, "proof": PROOF_OPTIMAL, "bound": best}
     return {"seed": seed, "status": "accepted", "level": data, "best": best, "options": options,
             "nodes": answer.nodes, "seconds": round(answer.seconds, 3)}
+
+
+def score_goals(best: int) -> list[int]:
+    """The score goals a level with this best may carry: one per goal fraction."""
+    return [max(1, math.ceil(fraction * best)) for fraction in GOAL_FRACTIONS]
+
+
+def grading_option(goal: int, m: Measurements) -> dict[str, Any]:
+    """One goal a candidate may be given, with the grade and difficulty its measurements make."""
+    return {"goal": goal, "grade": settled_grade(m), "difficulty": round(difficulty_score(m), 4),
+            "measurements": m.to_json()}
 
 
 def _rejected(seed: int, reason: str, nodes: int = 0) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from .board import Board, parse_board
 from .deals import ScriptedDeals
 from .engine import Game, Streak
 from .errors import FormatError, TenfoldError, clipped
+from .jsontext import json_kind
 from .moves import Move, Placement, TokenUse, parse_moves
 from .pieces import canonical_ids
 from .spelling import SpelledDeals, spell_moves
@@ -259,8 +260,8 @@ def parse_level_or_pack(data: Any, where: str = "file") -> Level | Pack:
         return parse_level(data, where)
     expected = f"{LEVEL_FORMAT!r} or {PACK_FORMAT!r}"
     if not isinstance(data, dict):
-        kind = {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(data), "number")
-        raise FormatError(f"{where}: expected a JSON object with a field format ({expected}), got a JSON {kind}")
+        raise FormatError(f"{where}: expected a JSON object with a field format ({expected}), "
+                          f"got a JSON {json_kind(data)}")
     if "format" not in data:
         raise FormatError(f"{where}: field format: missing (expected {expected})")
     raise FormatError(f"{where}: field format: expected {expected}, got {clipped(json.dumps(data['format']))}")
