@@ -463,7 +463,9 @@ def test_the_same_question_asked_meanwhile_waits_for_the_one_solve(monkeypatch):
 
         threads = [threading.Thread(target=ask, args=(i,)) for i in range(4)]
         threads[0].start()
-        time.sleep(0.1)  # the first is solving when the others ask
+        deadline = time.monotonic() + 10
+        while not calls and time.monotonic() < deadline:  # the first is solving when the others ask
+            time.sleep(0.01)
         for thread in threads[1:]:
             thread.start()
         for thread in threads:

@@ -56,6 +56,10 @@ def test_stopping_answers_the_requests_under_way_and_takes_no_new_ones():
     api.go.set()
     assert kept.getresponse().read()
     api.go.clear()  # from here on, answers wait again
+    deadline = time.monotonic() + 10
+    while server.under_way and time.monotonic() < deadline:  # the client may read the answer
+        time.sleep(0.01)  # before the server's thread has counted its request done
+    assert server.under_way == 0
     reply = {}
 
     def ask():
