@@ -70,7 +70,8 @@ def solve(
         dealing = [lv.id for lv in levels if redeals(lv)]
         if dealing:
             typer.echo(f"note: --method cpsat leaves out reroll, swap and refresh, which {len(dealing)} level(s) "
-                       f"can spend on their reserve ({clipped(', '.join(dealing), 80)}): their answers are bounds; "
+                       f"can spend on their reserve ({clipped(', '.join(dealing), 80)}): their answers are bounds "
+                       "(optimal only where a line meets the counting bound); "
                        "--method search solves them exactly", err=True)
     if single:
         with searching(f"solving {levels[0].id}") as interrupt:

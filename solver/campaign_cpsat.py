@@ -105,7 +105,9 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
             bound = min(math.floor(solver.best_objective_bound + 1e-6), root_bound(level))
         else:  # UNKNOWN: stopped before a first line, its objective bound is not one (CP-SAT says 0)
             bound = root_bound(level)
-        if best is not None and bound is not None:
+        if best is not None and bound == best:  # an admissible bound met by a replayed line:
+            proven, proof = True, PROOF_OPTIMAL  # proven, redeals left out of the model or not
+        elif best is not None and bound is not None:
             bound = max(bound, best)
     solvable = solvable_verdict(best, goal, proven, bound)
     return CampaignAnswer(solvable, best, proof, bound, line if solvable else None, line, nodes, seconds, proven)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .bitboard import Bitboard, bb_cell, cell_col, cell_row, scan_cells
+from .bitboard import SIZE, Bitboard, bb_cell, cell_col, cell_row, scan_cells
 from .board import Board
 from .deals import TRAY_SIZE, RandomDeals, ScriptedDeals
-from .errors import RulesError
+from .errors import RulesError, clipped
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse
 from .pieces import get_piece, placement_mask, placements, rotate_cw, turned_shapes
 from .variants import Variant
@@ -281,6 +281,9 @@ class Game:
         if self.tokens <= 0:
             raise RulesError(f"no tokens left for {kind!r}")
         if kind == "remove":
+            if not (0 <= move.row < SIZE and 0 <= move.col < SIZE):
+                raise RulesError(f"remove at row {clipped(str(move.row))}, col {clipped(str(move.col))}: "
+                                 f"not a cell of the board (rows and cols 0..{SIZE - 1})")
             bit = bb_cell(move.row, move.col)
             if self.board.stones & bit:
                 raise RulesError(f"remove at row {move.row}, col {move.col}: a stone cannot be removed")

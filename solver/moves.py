@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
-from .errors import FormatError
+from .errors import FormatError, clipped
 from .jsontext import json_kind
 from .pieces import get_piece
 
@@ -52,12 +52,17 @@ def removals(tiles: Bitboard) -> list[TokenUse]:
     return [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(tiles)]
 
 
-def _int_field(data: dict, key: str, where: str, lo: int, hi: int) -> int:
+def _int_field(data: dict, key: str, where: str, lo: int | None = None, hi: int | None = None) -> int:
+    """An integer field, within ``lo..hi`` when given. A cell's row and column take any integer:
+    a well-formed move off the board is an illegal move (the engine says so), not a malformed one,
+    as is a piece that sticks out over the edge."""
     if key not in data:
         raise FormatError(f"{where}: missing field {key!r}")
     value = data[key]
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise FormatError(f"{where}: field {key!r} must be an integer {lo}..{hi}, got {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise FormatError(f"{where}: field {key!r} must be an integer, got {clipped(repr(value))}")
+    if lo is not None and hi is not None and not lo <= value <= hi:
+        raise FormatError(f"{where}: field {key!r} must be an integer {lo}..{hi}, got {clipped(repr(value))}")
     return value
 
 
@@ -82,9 +87,9 @@ def parse_move(data: Any, where: str = "move") -> Move:
         if kind == "swap":
             return TokenUse(kind, piece=_piece_field(data, where))
         if kind == "remove":
-            return TokenUse(kind, row=_int_field(data, "row", where, 0, 9), col=_int_field(data, "col", where, 0, 9))
+            return TokenUse(kind, row=_int_field(data, "row", where), col=_int_field(data, "col", where))
         return TokenUse(kind)
-    return Placement(_piece_field(data, where), _int_field(data, "row", where, 0, 9), _int_field(data, "col", where, 0, 9))
+    return Placement(_piece_field(data, where), _int_field(data, "row", where), _int_field(data, "col", where))
 
 
 def parse_moves(data: Any, where: str = "moves") -> list[Move]:

@@ -207,7 +207,7 @@ def placement_mask(piece_id: str, row: int, col: int) -> Bitboard:
     piece = get_piece(piece_id)
     if not (0 <= row <= SIZE - piece.height and 0 <= col <= SIZE - piece.width):
         raise RulesError(
-            f"piece {piece.id} at row {row}, col {col} does not fit on the board "
+            f"piece {piece.id} at row {clipped(str(row))}, col {clipped(str(col))} does not fit on the board "
             f"(rows 0..{SIZE - piece.height}, cols 0..{SIZE - piece.width} allowed)"
         )
     return placements(piece.id)[row * (SIZE - piece.width + 1) + col].mask

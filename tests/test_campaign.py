@@ -238,6 +238,23 @@ def test_cli_verify_illegal_move(tmp_path):
     assert "illegal" in result.output
 
 
+@pytest.mark.parametrize("row, col", [(10, 9), (0, -1), (-5, 12), (0, 10), (10**40, 0)])
+def test_cli_verify_a_placement_off_the_board_is_a_false_claim(tmp_path, row, col):
+    """An anchor outside 0..9 is a well-formed move that breaks the rules, as a piece sticking
+    out over the edge does: the solution is false (exit 1, the level and the move named), the
+    file is not malformed (exit 2). A row that is no integer is malformed."""
+    result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(solution=[{"piece": "1x1", "row": row,
+                                                                                   "col": col}]))])
+    assert result.exit_code == 1, result.output
+    line = result.stdout.splitlines()[0]
+    assert line.startswith("FAIL hand: solution: move 0: illegal: piece 1x1") and "does not fit" in line, line
+    assert len(line) < 300
+    for wrong in ("0", 1.0, True, None):
+        result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(solution=[{"piece": "1x1", "row": wrong,
+                                                                                       "col": 9}]))])
+        assert result.exit_code == 2 and "field 'row' must be an integer" in result.output, result.output
+
+
 def test_cli_verify_past_the_limit(tmp_path):
     data = pumpkin_level(
         trays=[["1x1", "1x1"]], limit=1,

@@ -368,7 +368,8 @@ def claimed_levels(make=tiny_level, expect=expected_best, seeds=VERIFY_SEEDS) ->
 
 def false_claims(data: dict) -> dict[str, dict]:
     """The level with one false claim each: best one point too high and one too low (both
-    "optimal"), a placement moved onto a filled cell, a limit one short of the solution."""
+    "optimal"), a placement moved onto a filled cell or off the board, a limit one short of the
+    solution."""
     out = {}
     best = data["best"]["score"]
     out["too high"] = {**data, "best": {**data["best"], "score": (best or 0) + 1, "proof": "optimal"}}
@@ -383,6 +384,14 @@ def false_claims(data: dict) -> dict[str, dict]:
         else:  # the best line places nothing
             illegal.insert(0, {"piece": data["trays"][0][0], "row": r, "col": c})
         out["illegal move"] = {**data, "solution": illegal}
+        # a placement whose anchor is off the board is a well-formed move, illegal: exit 1, not 2
+        anchor = [(10, 0), (0, -1), (-1, -1), (0, 10)][sum(map(ord, data["id"])) % 4]
+        outside = [dict(m) for m in moves]
+        if placed:
+            outside[placed[0]] = {"piece": moves[placed[0]]["piece"], "row": anchor[0], "col": anchor[1]}
+        else:
+            outside.insert(0, {"piece": data["trays"][0][0], "row": anchor[0], "col": anchor[1]})
+        out["off the board"] = {**data, "solution": outside}
         if len(placed) >= 2:
             out["past the limit"] = {**data, "limit": len(placed) - 1}
     return out
@@ -401,11 +410,11 @@ def test_verify_confirms_true_claims_and_catches_every_false_one(tmp_path):
             verdict = verify_level(parse_level(wrong))
             assert not verdict.ok, f"{data['id']}: {kind} passed"
             named = {"too high": "best.score", "too low": "best.score", "illegal move": "solution",
-                     "past the limit": "limit"}[kind]
+                     "off the board": "does not fit on the board", "past the limit": "limit"}[kind]
             assert any(named in p for p in verdict.problems), f"{data['id']} {kind}: {verdict.problems}"
             bad.append({**wrong, "id": f"{data['id']}-{kind.replace(' ', '-')}"})
     kinds = Counter(lv["id"].split("-", 1)[1] for lv in bad)
-    assert kinds["too-high"] == len(levels) and min(kinds.values()) >= 5 and len(kinds) == 4, kinds
+    assert kinds["too-high"] == len(levels) and min(kinds.values()) >= 5 and len(kinds) == 5, kinds
     runner = CliRunner()
     for name, items in (("true", levels), ("false", levels[:10] + bad[:30])):
         (tmp_path / f"{name}.json").write_text(json.dumps({

@@ -102,6 +102,12 @@ def test_a_row_outside_the_board(tmp_path):
     assert_bad_input(replay(tmp_path, [{"piece": "1x1", "row": 10, "col": 0}]), "moves[0]", "row")
 
 
+def test_a_removal_outside_the_board(tmp_path):
+    for row, col in ((10, 0), (0, -1)):
+        assert_bad_input(replay(tmp_path, [{"token": "remove", "row": row, "col": col}], rules="sudoku",
+                                board="#" + EMPTY[1:]), "moves[0]", f"row {row}, col {col}", "not a cell")
+
+
 def test_an_overlapping_move(tmp_path):
     moves = [{"piece": "2x2", "row": 0, "col": 0}, {"piece": "1x1", "row": 1, "col": 1}]
     assert_bad_input(replay(tmp_path, moves), "moves[1]", "overlaps", "row 1, col 1")
