@@ -176,8 +176,8 @@ class ApiServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # the listen backlog (the standard library's 5 reset clients at 40 at once)
 
-    def __init__(self, address: tuple[str, int], api: Api):
-        super().__init__(address, ApiHandler)
+    def __init__(self, address: tuple[str, int], api: Api, handler: type[ApiHandler] = ApiHandler):
+        super().__init__(address, handler)
         self.api = api
         self.stopping = False
         self.under_way = 0  # requests being answered
@@ -229,8 +229,12 @@ def check_origin(origin: str) -> None:
                          f"(scheme, host and port, no path), got {clipped(repr(origin))}")
 
 
-def make_server(api: Api, host: str = "127.0.0.1", port: int = 0) -> ApiServer:
-    return ApiServer((host, port), api)
+def make_server(api: Api, host: str = "127.0.0.1", port: int = 0, *, verbose: bool = False,
+                cors_origin: str | None = None) -> ApiServer:
+    """A server whose handlers log (``verbose``) and send CORS headers as told: settings of
+    this server's own handler class, so that another server in the process keeps its own."""
+    handler = type("ServedHandler", (ApiHandler,), {"quiet": not verbose, "cors_origin": cors_origin})
+    return ApiServer((host, port), api, handler)
 
 
 def default_packs_dir() -> Path:
@@ -277,13 +281,11 @@ def serve(
         leave_nothing_behind()
         raise FormatError(f"--db: cannot open {db_path}: {err}") from None
     try:
-        server = make_server(Api(loaded, cache), host, port)
+        server = make_server(Api(loaded, cache), host, port, verbose=verbose, cors_origin=cors_origin)
     except OSError as err:
         cache.close()
         leave_nothing_behind()
         raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
-    ApiHandler.quiet = not verbose
-    ApiHandler.cors_origin = cors_origin
     bound_host, bound_port = server.server_address[:2]
     typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  (cache: {db_path})", err=True)
     previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)  # a service manager's stop: as Ctrl-C

@@ -952,9 +952,18 @@ def warm_up() -> None:
     from .level import parse_level
 
     level = parse_level({"format": "tenfold.level/1", "id": "warm-up", "variant": "halloween",
-                         "mode": "campaign", "board": ["." * 10] * 10, "trays": [["1x1", "1x2"]],
+                         "mode": "campaign", "board": ["." * 10] * 10, "trays": [["1x1", "1x2", "2x1"]] * 3,
                          "goals": [{"score": 1}], "tokens": 0})
-    CompiledSearch(level, spend=True).run(0, 0, 0, 3, 0, False, False, 0, 0, 0, 1e300, 10**6, None, None)
+    # A deadline already passed: the search stops at its first clock check (4,096 nodes, a few
+    # ms). numba compiles that check's object-mode block at its first run in a process (about
+    # 0.2 s, not cached on disk), which a caller's time limit paid for: on a loaded machine the
+    # first solve of a process stopped at 4,096 nodes. The caller's watchers are not told of it.
+    watchers = watch.WATCHERS[:]
+    watch.WATCHERS.clear()
+    try:
+        CompiledSearch(level, spend=True).run(0, 0, 0, 7, 0, False, False, 0, 0, 0, 0.0, 10**6, None, None)
+    finally:
+        watch.WATCHERS[:] = watchers
     _warm = True
 
 

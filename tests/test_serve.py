@@ -409,11 +409,24 @@ def test_head_and_options_answer_what_a_route_takes(server):
     assert request(conn, "GET", "/health")[0] == 200  # the connection is still good after all that
 
 
-def test_cors_origin_lets_a_browser_page_preflight_and_call_the_hint(server, monkeypatch):
-    from cli.serve_cmd import ApiHandler
+def test_cors_origin_lets_a_browser_page_preflight_and_call_the_hint(server):
+    """--cors-origin's server sends the headers; another server of the same process (the
+    fixture's) keeps sending none: the setting is the server's, not the handler class's."""
+    plain_host, plain_port, api = server
+    httpd = make_server(api, "127.0.0.1", 0, cors_origin="http://localhost:8080")
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        _cors_answers(*httpd.server_address[:2])
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    conn = http.client.HTTPConnection(plain_host, plain_port, timeout=10)
+    conn.request("OPTIONS", "/hint", headers={"Origin": "http://localhost:8080"})
+    reply = conn.getresponse()
+    assert reply.status == 204 and reply.read() == b"" and reply.getheader("Access-Control-Allow-Origin") is None
 
-    monkeypatch.setattr(ApiHandler, "cors_origin", "http://localhost:8080")
-    host, port, _ = server
+
+def _cors_answers(host: str, port: int) -> None:
     conn = http.client.HTTPConnection(host, port, timeout=10)
     conn.request("OPTIONS", "/hint", headers={"Origin": "http://localhost:8080",
                                               "Access-Control-Request-Method": "POST",
