@@ -40,7 +40,8 @@ def replay(
     moves: Annotated[str, typer.Option(help="JSON file with a flat list of moves, or - for stdin")],
     board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (default: empty)")] = None,
     streak: Annotated[int, typer.Option(help="consecutive clearing placements before the first move")] = 0,
-    mode: Annotated[Optional[str], typer.Option(help="mode whose token count applies (default: the variant's)")] = None,
+    mode: Annotated[Optional[str], typer.Option(help="mode whose token count (and stone count) applies "
+                                                     "(default: the variant's)")] = None,
     tokens: Annotated[Optional[int], typer.Option(help="tokens available (default: the mode's)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
@@ -48,9 +49,10 @@ def replay(
     check_streak_and_tokens(streak, tokens, rules)
     variant = variant_arg(rules)
     start = board_arg(board)
+    game_mode = mode_arg(variant, mode)
+    check_mode_stones(game_mode, start)
     move_list = parse_moves(read_json_arg(moves, "--moves"), "--moves")
-    game = Game(variant, start, Streak.carried_in(streak),
-                tokens if tokens is not None else mode_arg(variant, mode).tokens)
+    game = Game(variant, start, Streak.carried_in(streak), tokens if tokens is not None else game_mode.tokens)
     for i, move in enumerate(move_list):
         try:
             game.apply(move)
@@ -63,6 +65,13 @@ def replay(
     typer.echo(f"score: {game.score}  streak: {game.streak.run}  placements: {game.placements}")
     if variant.token_bonus:
         typer.echo(f"tokens left: {game.tokens}  final score (their bonus included): {game.final_score}")
+
+
+def check_mode_stones(game_mode, start) -> None:
+    """A mode with fixed stones (Sultan's Labyrinth: 4) is played on a board with that many."""
+    if game_mode.stones is not None and start.stones.bit_count() != game_mode.stones:
+        raise RulesError(f"--board: mode {game_mode.name} needs exactly {game_mode.stones} stones, "
+                         f"found {start.stones.bit_count()}")
 
 
 @cli_errors
@@ -96,9 +105,7 @@ def play(
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = mode_arg(variant, mode)
     start = board_arg(board) if board is not None else mode_start_board(game_mode, seed)
-    if game_mode.stones is not None and start.stones.bit_count() != game_mode.stones:
-        raise RulesError(f"--board: mode {game_mode.name} needs exactly {game_mode.stones} stones, "
-                         f"found {start.stones.bit_count()}")
+    check_mode_stones(game_mode, start)
     if deals is None:
         game = new_random_game(variant, seed, start, game_mode.tokens)
         trays = 100 if trays is None else trays

@@ -108,6 +108,17 @@ def test_a_removal_outside_the_board(tmp_path):
                                 board="#" + EMPTY[1:]), "moves[0]", f"row {row}, col {col}", "not a cell")
 
 
+def test_a_sultan_replay_needs_the_modes_four_stones(tmp_path):
+    """As ``play`` does: Sultan's Labyrinth is played on a board of four stones, so a replay
+    in that mode on a board of another count is refused (it was replayed as a stoneless game)."""
+    for board in (None, "S" + EMPTY[1:]):
+        assert_bad_input(replay(tmp_path, ONE, "--mode", "sultan", rules="arabic", board=board),
+                         "--board", "sultan needs exactly 4 stones", f"found {0 if board is None else 1}")
+    four = "S" * 4 + EMPTY[4:]
+    result = replay(tmp_path, [{"piece": "1x1", "row": 5, "col": 5}], "--mode", "sultan", rules="arabic", board=four)
+    assert result.exit_code == 0 and "score: 1 " in result.output, result.output
+
+
 def test_an_overlapping_move(tmp_path):
     moves = [{"piece": "2x2", "row": 0, "col": 0}, {"piece": "1x1", "row": 1, "col": 1}]
     assert_bad_input(replay(tmp_path, moves), "moves[1]", "overlaps", "row 1, col 1")
