@@ -98,7 +98,8 @@ def _describe_result(position: TenPosition, result: SolveResult) -> str:
 def solve(
     position_file: PositionArg,
     depth: Annotated[Optional[int], typer.Option(help="plies to look ahead (default: to the end of the"
-                                                      " placement phase; 4 for hidden stacks)")] = None,
+                                                      " placement phase; 4 for hidden stacks, into the"
+                                                      " second round if need be)")] = None,
     time_limit: Annotated[Optional[float], typer.Option(
         help="seconds (default, or inf: none; Ctrl-C stops it too); report the deepest finished depth")] = None,
     json_out: JsonOpt = False,

@@ -513,3 +513,26 @@ def test_play_cli_json_is_the_python_game(seed, variant):
         start = _start_of(game)
         assert sorted(start.rows[WHITE]) == sorted(start.rows[BLACK]) == [v for v in (1, 2, 3) for _ in range(5)]
         bf_replay_game(start, game, max_plies)
+
+
+HIDDEN_SECOND_ROUND_WIN = {
+    "format": "tenfold.ten/1", "variant": "hidden", "to_move": "white", "drawn": 3,
+    "tiles": [{"x": 0, "y": -1, "colour": "white", "value": 2}, {"x": 0, "y": 0, "colour": "white", "value": 1},
+              {"x": 2, "y": 0, "colour": "white", "value": 2}, {"x": 0, "y": 3, "colour": "black", "value": 1},
+              {"x": 2, "y": 1, "colour": "black", "value": 3}, {"x": 1, "y": 0, "colour": "black", "value": 2},
+              {"x": 1, "y": 3, "colour": "black", "value": 1}, {"x": 1, "y": -1, "colour": "white", "value": 3},
+              {"x": 1, "y": 1, "colour": "black", "value": 2}, {"x": 1, "y": 2, "colour": "black", "value": 3},
+              {"x": 2, "y": 3, "colour": "white", "value": 2}, {"x": -1, "y": 0, "colour": "white", "value": 2}],
+    "stacks": {"white": {"1": 0, "2": 0, "3": 0}, "black": {"1": 1, "2": 0, "3": 0}}}
+
+
+def test_hidden_default_depth_reaches_into_the_second_round():
+    """An independent auditor's position: white places its last tile (the drawn 3), black its
+    last, and white's first move of the second round wins for certain (at ply 3). The default
+    depth is 4 as documented, not the 2 tiles left, which reported a win chance of 0."""
+    position = parse_position(HIDDEN_SECOND_ROUND_WIN)
+    default = solve_hidden(position)
+    assert (default.depth, default.result, default.win_probability) == (4, "win", 1)
+    assert solve_hidden(position, 2).win_probability == 0  # within the placements alone: no win
+    assert solve_hidden(position, 3).win_probability == 1
+    assert default.pv == solve_hidden(position, 3).pv

@@ -18,7 +18,7 @@ from solver.errors import RulesError
 from solver.ten.field import EDGE_STEPS, Field, tile_code
 from solver.ten.position import VALUES, Colour, TenPosition
 from solver.ten.rules import TenMove, placement_cells, repetition
-from solver.ten.search import MAX_DEPTH, SearchTimeout, SolveResult, check_not_over, default_depth, out_of_time
+from solver.ten.search import MAX_DEPTH, SearchTimeout, SolveResult, check_not_over, out_of_time
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
@@ -176,7 +176,7 @@ def solve_hidden(position: TenPosition, depth: int | None = None, time_limit: fl
     """
     check_not_over(position)
     if depth is None:
-        depth = min(default_depth(position), HIDDEN_DEFAULT_DEPTH)
+        depth = HIDDEN_DEFAULT_DEPTH  # into the second round when fewer tiles are left (a win there counts)
     if not 1 <= depth <= MAX_DEPTH:
         raise RulesError(f"--depth: expected 1 to {MAX_DEPTH} plies, got {depth}")
     start = time.perf_counter()
