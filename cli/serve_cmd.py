@@ -176,9 +176,15 @@ class ApiServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # the listen backlog (the standard library's 5 reset clients at 40 at once)
 
+    # Connections served at once, each on its own thread (an idle keep-alive one holds its thread
+    # for up to ApiHandler.timeout); one more is answered 503 and closed at once, so that clients
+    # that open connections without end cannot exhaust the process's threads and memory.
+    max_connections = 64
+
     def __init__(self, address: tuple[str, int], api: Api, handler: type[ApiHandler] = ApiHandler):
         super().__init__(address, handler)
         self.api = api
+        self._slots = threading.BoundedSemaphore(self.max_connections)
         self.stopping = False
         self.under_way = 0  # requests being answered
         self._quiet = threading.Condition()
@@ -214,6 +220,37 @@ class ApiServer(ThreadingHTTPServer):
             except KeyboardInterrupt:
                 pass
             return self.under_way
+
+    def process_request(self, request, client_address) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._busy(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: its slot is free again
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def _busy(self, request) -> None:
+        """503 to a connection past ``max_connections``, without reading its request."""
+        body = json.dumps({"error": f"the server is busy ({self.max_connections} connections open); "
+                                    "try again"}).encode("utf-8")
+        head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n")
+        try:  # without blocking the loop that accepts: the answer fits the socket's buffer, and
+            request.setblocking(False)  # what of the request has come is read, so that the close
+            request.sendall(head.encode("ascii") + body)  # sends the answer rather than a reset
+            request.recv(65536)  # (best effort: a client still sending may see a reset)
+        except OSError:
+            pass
+        finally:
+            self.shutdown_request(request)
 
     def handle_error(self, request, client_address) -> None:
         # A connection that broke mid-request is that client's problem; the server goes on.

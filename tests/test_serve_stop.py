@@ -212,3 +212,40 @@ def test_a_start_that_fails_leaves_no_folders_behind(tmp_path):
         taken.close()
     assert result.exit_code == 2 and "cannot listen" in result.output
     assert not (tmp_path / "new").exists()
+
+
+def test_connections_past_the_cap_are_answered_503_and_the_slots_come_back(monkeypatch):
+    """One thread a connection, and an idle keep-alive one holds its thread: past
+    ``max_connections`` a connection is answered 503 at once and closed (a client opening
+    connections without end cannot exhaust the process); one closed frees its slot."""
+    from cli.serve_cmd import ApiServer
+
+    monkeypatch.setattr(ApiServer, "max_connections", 2)
+    server = running(Api({}, None))
+    address = server.server_address[:2]
+    try:
+        held = [http.client.HTTPConnection(*address, timeout=10) for _ in range(2)]
+        for conn in held:  # two answered connections, kept open: both slots taken
+            conn.request("GET", "/health")
+            assert conn.getresponse().read()
+        with socket.create_connection(address, timeout=10) as extra:
+            reply = b""
+            while chunk := extra.recv(4096):
+                reply += chunk
+        head, _, body = reply.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 503 ") and b"Retry-After: 1" in head
+        assert json.loads(body) == {"error": "the server is busy (2 connections open); try again"}
+        held[0].close()  # the server's thread sees the close and frees its slot
+        deadline = time.monotonic() + 10
+        while server._slots._value == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        again = http.client.HTTPConnection(*address, timeout=10)
+        again.request("GET", "/health")
+        assert again.getresponse().status == 200
+        again.close()
+        held[1].request("GET", "/health")  # the connection kept open is still served
+        assert held[1].getresponse().status == 200
+        held[1].close()
+    finally:
+        server.shutdown()
+        server.server_close()
