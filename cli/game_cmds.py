@@ -23,7 +23,7 @@ from cli.common import (
 from cli.draw import draw_board
 from cli.tray_cmd import RulesOpt
 from generator.render import stars_text
-from solver.board import parse_board
+from solver.board import Board, parse_board
 from solver.deals import parse_deals
 from solver.engine import Game, Streak
 from solver.errors import RulesError
@@ -32,6 +32,7 @@ from solver.level import Level, Pack, parse_level_or_pack, pick_level
 from solver.moves import parse_moves
 from solver.policy import POLICIES
 from solver.selfplay import mode_start_board, new_random_game, play_game
+from solver.variants import Mode
 
 
 @cli_errors
@@ -67,7 +68,7 @@ def replay(
         typer.echo(f"tokens left: {game.tokens}  final score (their bonus included): {game.final_score}")
 
 
-def check_mode_stones(game_mode, start) -> None:
+def check_mode_stones(game_mode: Mode, start: Board) -> None:
     """A mode with fixed stones (Sultan's Labyrinth: 4) is played on a board with that many."""
     if game_mode.stones is not None and start.stones.bit_count() != game_mode.stones:
         raise RulesError(f"--board: mode {game_mode.name} needs exactly {game_mode.stones} stones, "
