@@ -1,4 +1,5 @@
-"""Tray benchmark: placeable and optimal ordering on a fixed seeded set of positions.
+"""Tray benchmark: placeable and optimal ordering on a fixed seeded set of positions, and the
+whole answer of ``tenfold tray`` (and ``POST /hint``): the best plan, safe first moves and more.
 
     .venv/bin/python bench/tray.py [--count 1000] [--seed 2026] [--search]
 """
@@ -19,7 +20,7 @@ from common import machine, summary  # noqa: E402
 from positions import random_position  # noqa: E402
 
 from solver.engine import Streak  # noqa: E402
-from solver.tray import TraySearch, best_plan  # noqa: E402
+from solver.tray import TraySearch, analyse_tray, best_plan  # noqa: E402
 from solver.variants import VARIANTS  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def main() -> None:
         rng = random.Random(f"{args.seed}-{name}")
         positions = [random_position(variant, rng, stones=rng.choice((0, 0, 4))) for _ in range(args.count)]
         best_plan(variant, *positions[0], Streak())  # load the compiled kernels before timing
-        placeable_t, best_t, search_t = [], [], []
+        placeable_t, best_t, search_t, whole_t = [], [], [], []
         for board, tray in positions:
             t0 = time.perf_counter()
             TraySearch(variant, board, Streak()).placeable(tray)
@@ -42,12 +43,16 @@ def main() -> None:
             t0 = time.perf_counter()
             best_plan(variant, board, tray, Streak())
             best_t.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            analyse_tray(variant, board, tray)
+            whole_t.append(time.perf_counter() - t0)
             if args.search:
                 t0 = time.perf_counter()
                 TraySearch(variant, board, Streak()).best(tray)
                 search_t.append(time.perf_counter() - t0)
         print(summary(f"{name} placeable", placeable_t))
         print(summary(f"{name} optimal ordering", best_t))
+        print(summary(f"{name} whole answer", whole_t))
         if args.search:
             print(summary(f"{name} optimal (pure search)", search_t))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

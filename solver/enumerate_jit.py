@@ -18,6 +18,7 @@ import numpy as np
 
 from .board import Board
 from .engine import Streak, has_complete_zone
+from .evaluate_jit import _empty_rows, _isolated_in_row, _pop
 from .moves import Placement
 from .pieces import SHAPE_CACHE, get_piece, placements
 from .variants import Variant
@@ -98,9 +99,14 @@ def _rehash(table, lo, hi, left, run, tc, n):
 @nb.njit(cache=True)
 def _kernel(filled_lo, filled_hi, stones_lo, stones_hi, run0, tc0, full_scan0,
             n_slots, group, sizes, spot_lo, spot_hi, spot_zones, spot_count,
-            zone_lo, zone_hi, zone_region, pts, cell_points):
+            zone_lo, zone_hi, zone_region, pts, cell_points, best_only, flow_extra):
     """Level-by-level merge. Returns the last level's (lo, hi, run, tc, points) and a plan
     per end state (slot * 1024 + spot index per placement).
+
+    ``best_only``: the last level keeps one end state, not all: the first reached with the
+    most points (``flow_extra`` more where the tray clears), then the most empty cells, then
+    the fewest isolated ones (the tray's best plan). It stores nothing else, so it needs no
+    merge: a state reached again scores no more than its best arrival.
 
     Two non-clearing placements in a row commute (same board, points, streak), so a
     non-clearing placement of a lower slot right after a non-clearing one of a higher
@@ -124,14 +130,20 @@ def _kernel(filled_lo, filled_hi, stones_lo, stones_hi, run0, tc0, full_scan0,
     moves = []
     full_scan = full_scan0
     n_zones = zone_lo.shape[0]
-    for _level in range(n_slots):
+    rows = np.zeros(10, np.int64)
+    best_pts = -1
+    best_empty = -1
+    best_isolated = 0
+    for level in range(n_slots):
         n_cur = cur_lo.shape[0]
-        bound = 0
-        for s in range(n_cur):
-            left = cur_left[s]
-            for i in range(n_slots):
-                if left >> i & 1 and (left & ((1 << i) - 1) & group[i]) == 0:
-                    bound += spot_count[i]
+        picking = best_only and level == n_slots - 1
+        bound = 1  # room for the children: the one kept, or every spot of every slot left
+        if not picking:
+            for s in range(n_cur):
+                left = cur_left[s]
+                for i in range(n_slots):
+                    if left >> i & 1 and (left & ((1 << i) - 1) & group[i]) == 0:
+                        bound += spot_count[i]
         cap = 1024
         while cap < 4 * n_cur and cap < 2 * bound:
             cap *= 2
@@ -196,6 +208,35 @@ def _kernel(filled_lo, filled_hi, stones_lo, stones_hi, run0, tc0, full_scan0,
                     n_run = run + 1 if cleared else 0
                     n_tc = 1 if (cleared or cur_tc[s] == 1) else 0
                     total = cur_pts[s] + gained
+                    if picking:
+                        key = total + flow_extra * n_tc
+                        if key < best_pts:
+                            continue
+                        _empty_rows(a_lo | stones_lo, a_hi | stones_hi, rows)
+                        empty = 0
+                        for r in range(10):
+                            empty += _pop(rows[r])
+                        if key == best_pts and empty < best_empty:
+                            continue
+                        isolated = 0
+                        for r in range(10):
+                            isolated += _isolated_in_row(rows, r)
+                        if key == best_pts and empty == best_empty and isolated >= best_isolated:
+                            continue
+                        best_pts = key
+                        best_empty = empty
+                        best_isolated = isolated
+                        nx_lo[0] = a_lo
+                        nx_hi[0] = a_hi
+                        nx_left[0] = rest
+                        nx_run[0] = n_run
+                        nx_tc[0] = n_tc
+                        nx_pts[0] = total
+                        nx_last[0] = -1 if cleared else i
+                        nx_parent[0] = s
+                        nx_move[0] = i * 1024 + k
+                        n_nx = 1
+                        continue
                     aux = np.uint64((n_run << 8) | (rest << 1) | n_tc)
                     h = _hash(a_lo, a_hi, aux, np.uint64(cap - 1))
                     while True:
@@ -287,7 +328,10 @@ class EndStates:
                 for i in range(len(self))]
 
 
-def enumerate_tray_jit(variant: Variant, board: Board, streak: Streak, pieces) -> EndStates:
+def enumerate_tray_jit(variant: Variant, board: Board, streak: Streak, pieces,
+                       best_only: bool = False) -> EndStates:
+    """Every end state of the tray, or with ``best_only`` the one ``best_by_enumeration``
+    plays: the most points, then the most empty cells, then the fewest isolated ones."""
     tray = tuple(sorted(get_piece(p).id for p in pieces))
     n = len(tray)
     if n == 0:
@@ -311,12 +355,13 @@ def enumerate_tray_jit(variant: Variant, board: Board, streak: Streak, pieces) -
     f_lo, f_hi = split(board.filled)
     s_lo, s_hi = split(board.stones)
     pts = points_table(variant, streak.run + n)
+    flow_extra = variant.flow_bonus if streak.prev_turn_cleared else 0
     lo, hi, run, tc, points, plan = _kernel(
         np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi),
         streak.run, int(streak.turn_cleared), has_complete_zone(variant, board.filled, board.stones),
         n, group, sizes, spot_lo, spot_hi, spot_touch, spot_count, z_lo, z_hi, z_region,
-        pts, variant.cell_points,
+        pts, variant.cell_points, best_only, flow_extra,
     )
-    if variant.flow_bonus and streak.prev_turn_cleared:
-        points = points + variant.flow_bonus * tc
+    if flow_extra:
+        points = points + flow_extra * tc
     return EndStates(variant, tray, lo, hi, run, tc.astype(np.bool_), points, plan)

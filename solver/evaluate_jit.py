@@ -44,6 +44,18 @@ def _empty_rows(o_lo, o_hi, rows):
         rows[i] = ~bits & ROW_BITS
 
 
+@nb.njit(cache=True, inline="always")
+def _isolated_in_row(rows, i):
+    """The empty cells of row i with no empty edge-neighbour."""
+    e = rows[i]
+    nbr = ((e << 1) | (e >> 1)) & ROW_BITS
+    if i > 0:
+        nbr |= rows[i - 1]
+    if i < 9:
+        nbr |= rows[i + 1]
+    return _pop(e & ~nbr)
+
+
 @nb.njit(cache=True)
 def _components(rows, work):
     for i in range(10):
@@ -95,12 +107,7 @@ def features_kernel(lo, hi, stones_lo, stones_hi, region_lo, region_hi, with_com
         for i in range(10):
             e = rows[i]
             empty += _pop(e)
-            nbr = ((e << 1) | (e >> 1)) & ROW_BITS
-            if i > 0:
-                nbr |= rows[i - 1]
-            if i < 9:
-                nbr |= rows[i + 1]
-            isolated += _pop(e & ~nbr)
+            isolated += _isolated_in_row(rows, i)
             # horizontal transitions, the rim counting as occupied
             rough += _pop((e ^ (e >> 1)) & 511) + (e & 1) + ((e >> 9) & 1)
             below = rows[i + 1] if i < 9 else 0

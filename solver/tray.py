@@ -515,22 +515,12 @@ def _difficulty(piece_id: str) -> tuple[int, str]:
 def best_by_enumeration(variant: Variant, board: Board, pieces, streak: Streak) -> tuple[int, list[Placement]] | None:
     """``TraySearch.best`` through the compiled full enumeration: every end state of the
     tray, the most points, then the healthiest board among those. None if unplaceable."""
-    import numpy as np
-
     from .enumerate_jit import enumerate_tray_jit
-    from .evaluate import FEATURES, features_bulk
 
-    states = enumerate_tray_jit(variant, board, streak, pieces)
-    if len(states) == 0:
+    best = enumerate_tray_jit(variant, board, streak, pieces, best_only=True)
+    if len(best) == 0:
         return None
-    top = np.flatnonzero(states.points == states.points.max())
-    features = features_bulk(variant, states.lo[top], states.hi[top], board.stones, with_components=False)
-    empty = features[:, FEATURES.index("empty")]
-    isolated = features[:, FEATURES.index("isolated")]
-    # lexsort: last key first; first index among equals keeps the enumeration's order
-    order = np.lexsort((np.arange(len(top)), isolated, -empty))
-    chosen = int(top[order[0]])
-    return int(states.points[chosen]), list(states.plan(chosen))
+    return int(best.points[0]), list(best.plan(0))
 
 
 def best_plan(variant: Variant, board: Board, pieces, streak: Streak) -> tuple[int, list[Placement]] | None:

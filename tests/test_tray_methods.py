@@ -16,8 +16,8 @@ from solver.tray import TraySearch, best_by_enumeration, rescue_cap
 from solver.variants import VARIANTS
 
 
-def position(variant, rng):
-    fill = rng.uniform(0.3, 0.75)
+def position(variant, rng, fill=None):
+    fill = rng.uniform(0.3, 0.75) if fill is None else fill
     stones = sum(1 << c for c in rng.sample(range(100), rng.choice((0, 0, 4))))
     filled = sum(1 << c for c in range(100) if rng.random() < fill) & ~stones
     for _ in range(rng.randrange(3)):
@@ -55,6 +55,46 @@ def test_enumeration_and_search_agree(name):
         assert a[0] == searched[0] and b[0] == enumerated[0]
         assert a == b
     assert compared >= 150
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_the_best_end_state_is_the_best_of_all_end_states(name):
+    """``best_only`` keeps one end state as it goes (the tray's best plan): the most points,
+    then the most empty cells, then the fewest isolated ones, among every end state the full
+    enumeration keeps; on boards from empty (where every end state ties on points) to dense,
+    with stones, zones complete at the start, and carried streaks with and without the last
+    turn's clear (the Arabic flow bonus). Its plan replays through the one move applier to its
+    points, and its board's counts are the Python reading's."""
+    import numpy as np
+
+    from solver.enumerate_jit import enumerate_tray_jit
+    from solver.evaluate import FEATURES, features_bulk
+
+    variant = VARIANTS[name]
+    rng = random.Random(f"best-only-{name}")
+    compared = ties = 0
+    for _ in range(150):
+        board, pieces = position(variant, rng, fill=rng.choice((0.0, 0.05, rng.uniform(0.3, 0.75))))
+        if rng.random() < 0.2:  # a zone complete at the start clears with the first placement
+            board = Board(board.filled | rng.choice(variant.zones) & ~board.stones, board.stones, 0)
+        streak = Streak(rng.choice((0, 0, 1, 2)), False, rng.random() < 0.5)
+        every = enumerate_tray_jit(variant, board, streak, pieces)
+        best = enumerate_tray_jit(variant, board, streak, pieces, best_only=True)
+        assert len(best) == min(len(every), 1)
+        if not len(every):
+            continue
+        compared += 1
+        top = np.flatnonzero(every.points == every.points.max())
+        ties += len(top) > 1
+        features = features_bulk(variant, every.lo[top], every.hi[top], board.stones, with_components=False)
+        healthiest = max(zip(features[:, FEATURES.index("empty")], -features[:, FEATURES.index("isolated")]))
+        kept = best.filled(0) | board.stones
+        health = ((BB_ALL & ~kept).bit_count(), -isolated_empty(kept))
+        assert best.points[0] == every.points.max() and health == healthiest
+        assert best.filled(0) in {every.filled(i) for i in top}
+        game_points, *game_health = outcome(variant, board, pieces, streak, best.plan(0))
+        assert (game_points, tuple(game_health)) == (best.points[0], health)
+    assert compared >= 120 and ties >= 60
 
 
 def test_no_rescue_needs_more_tokens_than_the_cap():
