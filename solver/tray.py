@@ -513,8 +513,9 @@ def _difficulty(piece_id: str) -> tuple[int, str]:
 
 
 def best_by_enumeration(variant: Variant, board: Board, pieces, streak: Streak) -> tuple[int, list[Placement]] | None:
-    """``TraySearch.best`` through the compiled full enumeration: every end state of the
-    tray, the most points, then the healthiest board among those. None if unplaceable."""
+    """``TraySearch.best`` through the compiled full enumeration, whose last placement keeps
+    only the end state with the most points, then the healthiest board among those (the first
+    reached of equals). None if unplaceable."""
     from .enumerate_jit import enumerate_tray_jit
 
     best = enumerate_tray_jit(variant, board, streak, pieces, best_only=True)
