@@ -99,8 +99,12 @@ def serve_process(tmp_path, db: Path):
     packs.mkdir()
     fx.write_json(packs / "fixture.json", fx.pack("fixture-pack"))
     tenfold = str(Path(sys.executable).with_name("tenfold"))
+    # SIGINT at its default in the server, as a shell at a terminal starts a command: a child
+    # inherits an ignored SIGINT (pytest run as a background job or under nohup), and Python
+    # then leaves it ignored, so Ctrl-C would never stop it
     proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs), "--db", str(db)],
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     line = proc.stderr.readline()
     assert "http://127.0.0.1:" in line, line
     return proc, int(line.split("http://127.0.0.1:")[1].split()[0])
@@ -119,8 +123,12 @@ def test_sigterm_stops_the_server_as_ctrl_c_does(tmp_path):
         assert json.loads(response.read()) == tray_cli_json(QUESTION)
         conn.close()
         proc.send_signal(sig)
-        err = proc.stderr.read()
-        assert proc.wait(timeout=20) == 0 and "Traceback" not in err and "stopped" in err, err
+        try:
+            err = proc.communicate(timeout=20)[1]
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError(f"{sig.name} did not stop the server within 20 s") from None
+        assert proc.returncode == 0 and "Traceback" not in err and "stopped" in err, err
         assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists(), (sig, err)
         check = sqlite3.connect(db)
         assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
