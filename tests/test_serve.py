@@ -58,6 +58,13 @@ def request(conn: http.client.HTTPConnection, method: str, path: str, body=None,
     return response.status, json.loads(payload), response
 
 
+def wait_until(condition, seconds: float = 10) -> None:
+    """Look every 10 ms until ``condition()`` holds or ``seconds`` pass (the caller asserts)."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def tray_cli_json(question: dict) -> dict:
     args = ["tray", "--rules", question["rules"], "--board", question["board"],
             "--tray", ",".join(question["tray"]), "--streak", str(question.get("streak", 0)), "--json"]
@@ -476,9 +483,7 @@ def test_the_same_question_asked_meanwhile_waits_for_the_one_solve(monkeypatch):
 
         threads = [threading.Thread(target=ask, args=(i,)) for i in range(4)]
         threads[0].start()
-        deadline = time.monotonic() + 10
-        while not calls and time.monotonic() < deadline:  # the first is solving when the others ask
-            time.sleep(0.01)
+        wait_until(lambda: calls)  # the first is solving when the others ask
         for thread in threads[1:]:
             thread.start()
         for thread in threads:

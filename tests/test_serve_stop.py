@@ -23,7 +23,7 @@ from cli.api import Api, Response
 from cli.main import app
 from cli.serve_cmd import ApiHandler, make_server
 from solver.pieces import SHAPE_CACHE, _get_piece, get_piece, placements
-from test_serve import tray_cli_json
+from test_serve import tray_cli_json, wait_until
 
 QUESTION = {"rules": "arabic", "board": "/".join(["#########."] * 3 + ["." * 10] * 7), "tray": ["3x1", "1x1"]}
 
@@ -56,9 +56,8 @@ def test_stopping_answers_the_requests_under_way_and_takes_no_new_ones():
     api.go.set()
     assert kept.getresponse().read()
     api.go.clear()  # from here on, answers wait again
-    deadline = time.monotonic() + 10
-    while server.under_way and time.monotonic() < deadline:  # the client may read the answer
-        time.sleep(0.01)  # before the server's thread has counted its request done
+    # the client may read the answer before the server's thread has counted its request done
+    wait_until(lambda: server.under_way == 0)
     assert server.under_way == 0
     reply = {}
 
@@ -69,9 +68,7 @@ def test_stopping_answers_the_requests_under_way_and_takes_no_new_ones():
 
     asking = threading.Thread(target=ask)
     asking.start()
-    deadline = time.monotonic() + 10
-    while server.under_way == 0 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: server.under_way)
     assert server.under_way == 1
     server.shutdown()
     server.server_close()
@@ -244,9 +241,7 @@ def test_connections_past_the_cap_are_answered_503_and_the_slots_come_back(monke
         assert head.startswith(b"HTTP/1.1 503 ") and b"Retry-After: 1" in head
         assert json.loads(body) == {"error": "the server is busy (2 connections open); try again"}
         held[0].close()  # the server's thread sees the close and frees its slot
-        deadline = time.monotonic() + 10
-        while server._slots._value == 0 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: server._slots._value)
         again = http.client.HTTPConnection(*address, timeout=10)
         again.request("GET", "/health")
         assert again.getresponse().status == 200
