@@ -29,9 +29,12 @@ class Verdict:
         return "fail" if self.problems else "open" if self.open else "ok"
 
     def line(self) -> str:
+        """The text line: the JSON's detail, and the search's time (which the JSON leaves out, so
+        that the same file verifies to the same bytes)."""
         label = {"ok": "ok  ", "fail": "FAIL", "open": "OPEN"}[self.status]
         detail = "; ".join(self.problems or self.open or self.notes)
-        return f"{label} {self.level_id}: {detail}"
+        took = f" ({self.answer.seconds:.2f} s)" if self.answer is not None else ""
+        return f"{label} {self.level_id}: {detail}{took}"
 
     def to_json(self) -> dict:
         return {"id": self.level_id, "status": self.status, "problems": self.problems,
@@ -54,6 +57,9 @@ def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
         else:
             verdict.problems.append(f"solution: {replay.problem}")
     if level.best is not None:
+        if level.best.get("proof") == PROOF_INFEASIBLE and level.best.get("score") is not None:
+            verdict.problems.append(f"best: proof infeasible says no line meets the goals, yet claims score "
+                                    f"{level.best['score']}")
         answer = solve_level(level, time_limit=time_limit, hint=level.solution)
         verdict.answer = answer
         if answer.complete:
@@ -63,43 +69,56 @@ def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
     return verdict
 
 
+def _spell(value) -> str:
+    """A claim's value as the level file writes it (null, not Python's None)."""
+    return "null" if value is None else str(value)
+
+
+def claimed_score(best: dict):
+    """The best score a claim stands for: ``infeasible`` claims none, whatever its score says."""
+    return None if best.get("proof") == PROOF_INFEASIBLE else best.get("score")
+
+
 def _check_proven(verdict: Verdict, best: dict, answer: CampaignAnswer) -> None:
     """The claim against the proven best score."""
-    claimed, proof, bound = best.get("score"), best.get("proof"), best.get("bound")
+    proof, bound = best.get("proof"), best.get("bound")
+    claimed = claimed_score(best)
     if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and claimed != answer.best_score:
-        verdict.problems.append(f"best.score: claimed {claimed} ({proof}), the search proves {answer.best_score}")
+        verdict.problems.append(f"best.score: claimed {_spell(claimed)} ({proof}), "
+                                f"the search proves {_spell(answer.best_score)}")
     elif proof == PROOF_BOUND and claimed is not None and (answer.best_score is None or claimed > answer.best_score):
-        verdict.problems.append(f"best.score: {claimed} is not reachable (proven best {answer.best_score})")
+        verdict.problems.append(f"best.score: {claimed} is not reachable (proven best {_spell(answer.best_score)})")
     # whatever the proof, a bound says nothing scores more: false below a line's score
     if bound is not None and answer.best_score is not None and bound < answer.best_score:
         verdict.problems.append(f"best.bound: {bound} is below the proven best {answer.best_score}")
     if not verdict.problems:
-        verdict.notes.append(f"best {answer.best_score} proven ({answer.nodes} nodes, {answer.seconds:.2f}s)")
+        verdict.notes.append(f"best {_spell(answer.best_score)} proven ({answer.nodes} nodes)")
 
 
 def _check_unproven(verdict: Verdict, best: dict, answer: CampaignAnswer, time_limit: float) -> None:
     """The claim against a search the time limit ended: its best line (``found``) and the root's
     upper bound still refute a claim above the bound or below a line, and confirm a ``bound``
     claim whose score a line reaches and whose bound is no lower than the search's."""
-    claimed, proof, claimed_bound = best.get("score"), best.get("proof"), best.get("bound")
+    proof, claimed_bound = best.get("proof"), best.get("bound")
+    claimed = claimed_score(best)
     found, bound = answer.best_score, answer.bound
     problems = len(verdict.problems)  # the solution's, if any
     if claimed is not None and bound is not None and claimed > bound:
         verdict.problems.append(f"best.score: claimed {claimed}, but no line scores more than {bound}")
     if found is not None:
         if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and (claimed is None or found > claimed):
-            verdict.problems.append(f"best.score: claimed {claimed} ({proof}), a line scores {found}")
+            verdict.problems.append(f"best.score: claimed {_spell(claimed)} ({proof}), a line scores {found}")
         if claimed_bound is not None and claimed_bound < found:
             verdict.problems.append(f"best.bound: {claimed_bound} is below a line's score {found}")
     if len(verdict.problems) > problems:
         return
     if (proof == PROOF_BOUND and claimed is not None and found is not None and found >= claimed
             and (claimed_bound is None or (bound is not None and bound <= claimed_bound))):
-        verdict.notes.append(f"best {claimed} reached (a line scores {found}), bound {claimed_bound} "
-                             f"at or above the search's {bound}")
+        verdict.notes.append(f"best {claimed} reached (a line scores {found}), bound {_spell(claimed_bound)} "
+                             f"at or above the search's {_spell(bound)}")
         return
-    verdict.open.append(f"best.score: could not re-prove {claimed} ({proof}) within {time_limit:g}s "
-                        f"(found {found}, bound {bound})")
+    verdict.open.append(f"best.score: could not re-prove {_spell(claimed)} ({proof}) within {time_limit:g}s "
+                        f"(found {_spell(found)}, bound {_spell(bound)})")
 
 
 def _check_winnable(verdict: Verdict, answer: CampaignAnswer, time_limit: float) -> None:

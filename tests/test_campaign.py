@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -191,6 +192,27 @@ def test_cli_verify_best_one_too_high(tmp_path):
     result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(best={"score": 12, "proof": "optimal"}))])
     assert result.exit_code == 1
     assert "best.score" in result.output
+
+
+def test_cli_verify_an_infeasible_claim_of_a_winnable_level(tmp_path):
+    """``infeasible`` says no line meets the goals: with the right best score beside it (a
+    fuzzer's case, passed as ok) the claim contradicts itself, and it is false where a line wins;
+    against a search cut short too. The JSON spells a missing score as the file does (null)."""
+    for score in (11, None):
+        path = write(tmp_path, pumpkin_level(best={"score": score, "proof": "infeasible"}))
+        result = runner.invoke(app, ["verify", path, "--json"])
+        assert result.exit_code == 1, result.output
+        problems = json.loads(result.stdout)[0]["problems"]
+        assert "best.score: claimed null (infeasible), the search proves 11" in problems
+        assert ("best: proof infeasible says no line meets the goals, yet claims score 11" in problems) == (
+            score is not None)
+    data = open_level_data()
+    cut = solve_level(parse_level(data), time_limit=3600, node_limit=20000)
+    assert not cut.complete and cut.best_score is not None
+    for score in (cut.best_score, None):
+        verdict = verify_level(parse_level({**data, "best": {"score": score, "proof": "infeasible"}}),
+                               time_limit=0.3)
+        assert verdict.status == "fail" and f"a line scores {cut.best_score}" in verdict.line()
 
 
 def test_cli_verify_a_bound_below_the_best_whatever_the_proof(tmp_path):
@@ -563,3 +585,15 @@ def test_cpsat_cut_short_before_a_first_line_claims_nothing(tmp_path):
     search = solve_level(level, time_limit=0.01)  # cut short too: its bound is the root's
     assert auto["solvable"] is True and auto["proof"] == search.proof == "bound"
     assert auto["bound"] == min(search.bound, root_bound(level)) > auto["best_score"]
+
+
+def test_verify_json_is_the_same_bytes_every_run(tmp_path):
+    """The verdicts' notes carried the proof's seconds, so the same file verified to other bytes
+    each run; the seconds stay in the text line alone."""
+    path = write(tmp_path, pumpkin_level(best={"score": 11, "proof": "optimal", "bound": 11}))
+    runs = [runner.invoke(app, ["verify", path, "--json"]) for _ in range(2)]
+    assert all(r.exit_code == 0 for r in runs) and runs[0].stdout == runs[1].stdout
+    assert json.loads(runs[0].stdout)[0]["notes"][-1].startswith("best 11 proven (")
+    assert not re.search(r"\d\.\d\d ?s\b", runs[0].stdout)  # no seconds anywhere
+    text = runner.invoke(app, ["verify", path]).stdout
+    assert text.startswith("ok   ") and text.rstrip().endswith(" s)")
