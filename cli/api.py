@@ -20,7 +20,7 @@ from cli.common import MAX_STREAK, MAX_TOKENS
 from cli.tray_cmd import solve_tray
 from solver.board import parse_board
 from solver.deals import TRAY_SIZE
-from solver.errors import FormatError, TenfoldError, clipped
+from solver.errors import MESSAGE_MOST, FormatError, TenfoldError, clipped
 from solver.jsontext import json_kind, load_json
 from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
 from solver.pieces import canonical_ids
@@ -38,7 +38,7 @@ class Response:
 
 
 def error(status: int, message: str) -> Response:
-    return Response(status, {"error": message})
+    return Response(status, {"error": clipped(message, MESSAGE_MOST)})
 
 
 class BadRequest(Exception):
@@ -84,7 +84,7 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     """The canonical question of a POST /hint body (the cache's key) and its tray as the body
     spells it, or ``BadRequest`` naming the problem."""
     try:
-        data = load_json(body.decode("utf-8"), "body")
+        data = load_json(body.decode("utf-8-sig"), "body")  # a byte-order mark read past, as in files
     except UnicodeDecodeError:
         raise BadRequest("body: not UTF-8 text") from None
     except FormatError as err:
@@ -170,7 +170,7 @@ class Api:
         if method == "HEAD" and allowed == "GET":
             method = "GET"  # the GET answer's status and headers: the socket layer sends no body
         if method != allowed:
-            return Response(405, {"error": f"{method} {path}: use {allowed}"}, {"Allow": allow})
+            return Response(405, {"error": f"{method} {clipped(path)}: use {allowed}"}, {"Allow": allow})
         if parts == ["hint"]:
             return self._hint(body)
         if parts[:1] == ["levels"]:

@@ -20,7 +20,7 @@ import typer
 
 from solver import watch
 from solver.board import SIZE, Board, parse_board
-from solver.errors import FormatError, RulesError, TenfoldError, clipped
+from solver.errors import MESSAGE_MOST, FormatError, RulesError, TenfoldError, clipped
 from solver.jsontext import load_json
 from solver.variants import Mode, Variant, find_variant
 
@@ -44,7 +44,7 @@ def cli_errors(func: Callable) -> Callable:
                                   "which only one input can; give the others a file")
             return func(*args, **kwargs)
         except TenfoldError as err:
-            typer.echo(f"error: {err}", err=True)
+            typer.echo(f"error: {clipped(str(err), MESSAGE_MOST)}", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except BrokenPipeError:  # the reader left (``| head``): it has what it wanted
             _quiet_stdout()
@@ -169,11 +169,20 @@ def board_arg(value: str | None, what: str = "--board") -> Board:
     refuse_empty(value, what, f"{SIZE} rows of {SIZE} characters (leave the option out for an empty board)")
     if value != "-":
         refuse_missing_path(value, what)
-    if "/" in value and not is_file(Path(value)):
-        return parse_board(value, what)
     if is_file(Path(value)) or value == "-":
         return parse_board(read_text_arg(value, what), what)
-    return parse_board(value, what)
+    return board_text_arg(value, what)
+
+
+def board_text_arg(value: str, what: str) -> Board:
+    """Board text given inline; where it is not ten rows it may have been meant as a file name
+    (``boards/b1``), so the error says that no such file exists either."""
+    try:
+        return parse_board(value, what)
+    except FormatError as err:
+        if value.count("/") == SIZE - 1 or "\n" in value:
+            raise
+        raise FormatError(f"{err} (nor is {clipped(repr(value), 80)} a file)") from None
 
 
 def mode_arg(variant: Variant, name: str | None) -> Mode:

@@ -11,8 +11,10 @@ from cli.common import (
     check_seconds,
     check_streak_and_tokens,
     board_arg,
+    board_text_arg,
     cli_errors,
     emit_json,
+    is_file,
     mode_arg,
     progress,
     read_json_arg,
@@ -85,9 +87,9 @@ def play(
     trays: Annotated[Optional[int], typer.Option(
         help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,
     policy: Annotated[str, typer.Option(help="greedy or expert")] = "greedy",
-    time_limit: Annotated[float, typer.Option("--time-limit",
-                                              help="expert: seconds of lookahead per tray, spent when the board "
-                                                   "gets tight (0: none)")] = 0.3,
+    time_limit: Annotated[Optional[float], typer.Option(
+        "--time-limit", help="expert: seconds of lookahead per tray, spent when the board gets tight "
+                             "(default 0.3; 0: none)")] = None,
     board: Annotated[Optional[str], typer.Option(
         help="starting board, one-line text or a file (default: empty, or the mode's seeded stones)")] = None,
     deals: Annotated[Optional[str], typer.Option(
@@ -99,12 +101,14 @@ def play(
                                "plays the same game on any machine and under any load (slower)")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
-    """Play a seeded game with a policy and report score and trays survived."""
-    check_seconds(time_limit, allow_zero=True)
+    """Play a seeded game with a policy and report score and trays survived.
+
+    Sudoku's sprint mode ends the game at the placement that reaches 5,000 points."""
     variant = variant_arg(rules)
     if policy not in POLICIES:
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = mode_arg(variant, mode)
+    time_limit = _expert_seconds(policy, time_limit, game_mode)
     start = board_arg(board) if board is not None else mode_start_board(game_mode, seed)
     check_mode_stones(game_mode, start)
     if deals is None:
@@ -116,7 +120,7 @@ def play(
         game = Game.dealt(variant, script, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
         result = play_game(game, _policy(policy, time_limit, seed, fixed_rounds), trays,
-                           on_tray=lambda g: bar.update(1))
+                           on_tray=lambda g: bar.update(1), target=game_mode.target)
     if json_out:  # the shape issue #8 fixed
         emit_json({"score": result.score, "trays": result.trays, "over": result.over,
                    "ms_per_tray": round(result.ms_per_tray, 3)})
@@ -125,8 +129,27 @@ def play(
     typer.echo(f"score: {result.score}"
                + (f" (tokens left: {result.game.tokens}, their bonus included)" if variant.token_bonus else ""))
     typer.echo(f"trays survived: {result.trays}{' (game over)' if result.over else ''}")
+    if result.reached:
+        typer.echo(f"{game_mode.name}: reached {game_mode.target:,} points in tray {result.trays + 1}")
     if hasattr(variant, "rank"):
         typer.echo(f"rank: {variant.rank(result.score)}")
+
+
+def _expert_seconds(policy: str, time_limit: float | None, game_mode: Mode) -> float:
+    """The expert's lookahead seconds per tray (default 0.3): a setting of the expert alone, within
+    the clock of a mode that has one; and a mode of several boards is not one ``play`` plays."""
+    if game_mode.players > 1:
+        raise RulesError(f"--mode {game_mode.name}: a mode of {game_mode.players} boards; play plays one board "
+                         "(the same game without the opponent is the variant's default mode)")
+    if time_limit is None:
+        return 0.3
+    check_seconds(time_limit, allow_zero=True)
+    if policy != "expert":
+        raise RulesError(f"--time-limit: the expert's lookahead per tray, not a setting of --policy {policy}")
+    clock = game_mode.seconds_per_tray
+    if clock is not None and time_limit > clock:
+        raise RulesError(f"--time-limit: mode {game_mode.name} gives {clock} s a tray, got {time_limit:g}")
+    return time_limit
 
 
 def _policy(name: str, time_limit: float, seed: int, fixed_rounds: bool):
@@ -164,7 +187,7 @@ def show(
 ) -> None:
     """Draw a board, a level or a pack (or one of its levels) in the terminal (- reads it from stdin)."""
     source = "stdin" if what == "-" else what
-    if what == "-" or Path(what).is_file():
+    if what == "-" or is_file(Path(what)):
         text = read_text_arg(what, source)
         if text.lstrip().startswith(("{", "[")):  # JSON; board text starts with a row
             item = parse_level_or_pack(load_json(text, source), source)
@@ -174,13 +197,13 @@ def show(
                 return
             typer.echo(_describe_level(item if level is None else pick_level(item, level, source)))
             return
-        board_text = text
+        board = parse_board(text, source)
     else:
         refuse_missing_path(what, "show")
-        board_text, source = what, "board"
+        board = board_text_arg(what, "board")
     if level is not None:
         raise RulesError("--level: goes with a level or pack file, not a board")
-    typer.echo(draw_board(parse_board(board_text, source)))
+    typer.echo(draw_board(board))
 
 
 def register(app: typer.Typer) -> None:

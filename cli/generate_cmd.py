@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -20,7 +21,8 @@ from solver.errors import FormatError
 def generate(
     kind: Annotated[str, typer.Argument(help="sultan or halloween")],
     count: Annotated[int, typer.Option(help="levels in the pack")],
-    seed: Annotated[int, typer.Option(help="the pack's seed: the same seed gives the same file")],
+    seed: Annotated[int, typer.Option(help="the pack's seed (0 or more): the same seed gives the same file",
+                                      min=0)],
     out: Annotated[str, typer.Option(help="where to write the pack JSON")],
     difficulty: Annotated[Optional[str], typer.Option(help="easy, medium, hard or expert (default: a spread)")] = None,
     trays: Annotated[Optional[int], typer.Option(help="trays per level (default: " + ", ".join(
@@ -44,19 +46,21 @@ def generate(
                 shown[0] = accepted
 
         stopped = None
+        started = time.perf_counter()
         try:
             report = generate_pack(kind, count, seed, out, trays, difficulty, workers, backend, scheduler,
-                                   on_candidate, stop=lambda: interrupt.requested)
+                                   on_candidate, stop=lambda: interrupt.requested,
+                                   note=lambda text: typer.echo(f"note: {text}", err=True))
         except Interrupted as err:  # said once the progress bar has closed
             stopped = err
     if stopped is not None:
         interrupted(f"{stopped.kept} candidate results kept in {stopped.partial}; the same command resumes from them")
     write_atomically(out, json.dumps(report.pack, indent=1, sort_keys=False) + "\n")
     Path(str(out) + ".partial.jsonl").unlink(missing_ok=True)
-    typer.echo(closing_table(report, out))
+    typer.echo(closing_table(report, out, time.perf_counter() - started))
 
 
-def closing_table(report: PackReport, out: Path) -> str:
+def closing_table(report: PackReport, out: Path, seconds: float | None = None) -> str:
     kept = len(report.pack["levels"])
     lines = [f"wrote {out}: {kept} level{'s' * (kept != 1)} from {report.candidates} candidates"]
     lines.append("grade     levels")
@@ -65,6 +69,8 @@ def closing_table(report: PackReport, out: Path) -> str:
     if report.proof_nodes:
         lines.append(f"proof effort: mean {statistics.mean(report.proof_nodes):,.0f} nodes, "
                      f"{statistics.mean(report.proof_seconds):.2f} s per accepted level")
+    if seconds is not None:  # most of a long run can go on candidates the budget rejects
+        lines.append(f"run time: {seconds:,.1f} s for {report.candidates} candidates (resumed ones take none)")
     limits = limits_line(report.pack["levels"])
     if limits:
         lines.append(limits)

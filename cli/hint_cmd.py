@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -27,8 +27,8 @@ def hint(
     method: MethodOpt = "search",
     policy: Annotated[str, typer.Option(help="best (the tray's best plan, as tenfold tray) or expert (endless "
                                               "play: points + board evaluation + lookahead)")] = "best",
-    time_limit: Annotated[float, typer.Option(
-        "--time-limit", help="seconds the expert may think (--policy expert; 0: no lookahead)")] = 1.0,
+    time_limit: Annotated[Optional[float], typer.Option(
+        "--time-limit", help="seconds the expert may think (--policy expert; default 1; 0: no lookahead)")] = None,
     fixed_rounds: Annotated[bool, typer.Option(
         "--fixed-rounds", help="expert: run every lookahead round whatever the clock, so the same input gets "
                                "the same plan on any machine")] = False,
@@ -39,7 +39,6 @@ def hint(
     With --policy best: its best plan and safe first moves, the same answer as tenfold tray.
     With --policy expert: placeable, best_score, plan, tokens_used, and the expert's
     end_states, lookahead_rounds, value and ms (no safe_moves)."""
-    check_seconds(time_limit, allow_zero=True)
     check_streak_and_tokens(streak, tokens, rules)
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
@@ -47,13 +46,16 @@ def hint(
         if method != "search":
             raise RulesError(f"--method {method}: the expert plans with its own search; "
                              "--method goes with --policy best")
-        _expert_hint(rules, start, pieces, streak, tokens, time_limit, json_out, spelled, fixed_rounds)
+        check_seconds(time_limit, allow_zero=True)
+        _expert_hint(rules, start, pieces, streak, tokens, 1.0 if time_limit is None else time_limit, json_out,
+                     spelled, fixed_rounds)
         return
-    if fixed_rounds:
-        raise RulesError(f"--fixed-rounds: a setting of the expert's lookahead, not of --policy {policy}")
     if policy != "best":
         raise RulesError(f"--policy: expected best or expert, got {policy!r}"
                          + (" (greedy is a policy of play: one placement at a time)" if policy == "greedy" else ""))
+    for name, given in (("--fixed-rounds", fixed_rounds), ("--time-limit", time_limit is not None)):
+        if given:
+            raise RulesError(f"{name}: a setting of the expert's lookahead, not of --policy {policy}")
     answer = solve_tray(rules, start, pieces, streak, tokens, method)
     if json_out:
         emit_json(tray_json(rules, start, streak, tokens, spelled, answer))

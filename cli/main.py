@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
 from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
 from cli import ten_cmds
+from solver.errors import MESSAGE_MOST, clipped
 
 
 class OneLineErrors(TyperGroup):
@@ -31,10 +32,10 @@ class OneLineErrors(TyperGroup):
             sys.exit(2)  # typer has printed the help
         except click_errors.UsageError as err:
             where = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
-            typer.echo(f"error: {err.format_message()}{where}", err=True)
+            typer.echo(f"error: {clipped(err.format_message(), MESSAGE_MOST)}{where}", err=True)
             sys.exit(err.exit_code)
         except click_errors.ClickException as err:
-            typer.echo(f"error: {err.format_message()}", err=True)
+            typer.echo(f"error: {clipped(err.format_message(), MESSAGE_MOST)}", err=True)
             sys.exit(err.exit_code)
         except typer.Abort:
             typer.echo("Aborted!", err=True)
@@ -51,6 +52,29 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from generator.pack import GENERATOR_VERSION
+
+        try:
+            release = version("tenfold")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            release = "(not installed)"
+        typer.echo(f"tenfold {release}, generator version {GENERATOR_VERSION} (as packs record it)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                          help="Print the version (and the generator's, as packs record it) "
+                                               "and exit.")) -> None:
+    """Solver and level generator for 10x10 block puzzles (halloween, arabic, sudoku) and Ten."""
+
 
 game_cmds.register(app)
 app.add_typer(ten_cmds.app, name="ten")

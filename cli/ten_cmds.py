@@ -97,22 +97,21 @@ def _describe_result(position: TenPosition, result: SolveResult) -> str:
 @cli_errors
 def solve(
     position_file: PositionArg,
-    depth: Annotated[Optional[int], typer.Option(help="plies to look ahead (default: to the end of the"
+    depth: Annotated[Optional[int], typer.Option(help="plies to look ahead, 1 to 100 (default: to the end of the"
                                                       " placement phase; 4 for hidden stacks, into the"
                                                       " second round if need be)")] = None,
-    time_limit: Annotated[Optional[float], typer.Option(
-        help="seconds (default, or inf: none; Ctrl-C stops it too); report the deepest finished depth")] = None,
+    time_limit: Annotated[float, typer.Option(
+        help="seconds (inf: no limit; Ctrl-C stops it too): the answer is the deepest depth finished by "
+             "then")] = 60.0,
     json_out: JsonOpt = False,
 ) -> None:
     """Win, loss, draw or unknown within N plies (open tiles), or the win probability (hidden stacks)."""
     check_seconds(time_limit, allow_inf=True)
-    if time_limit == math.inf:  # as solve and verify take it: no limit
-        time_limit = None
     from solver.ten import solve as solve_position
 
     position = _load(position_file)
     with common.searching("solving the position", scores=False) as interrupt:
-        result = solve_position(position, depth, time_limit)
+        result = solve_position(position, depth, None if time_limit == math.inf else time_limit)
     if json_out:
         emit_json(result.to_json())
     else:

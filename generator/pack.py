@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from solver.board import parse_board
-from solver.errors import RulesError, TenfoldError
+from solver.errors import RulesError, TenfoldError, clipped
 from solver.level import PACK_FORMAT, parse_level, play_solution
 from solver.pieces import get_piece
 
@@ -184,15 +184,17 @@ def generate_pack(
     scheduler: Any = None,
     on_candidate: Callable[[int, dict[str, Any], int], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> PackReport:
     """Generate a pack into ``report.pack``, appending every candidate's result to
     ``OUT.partial.jsonl`` as it comes (and resuming from that file). ``stop``, asked as each
     result comes in, ends the run with ``Interrupted``; the result in hand is not kept, since
     the stop may have cut its proof short (the solver's watchers are how a stop reaches it).
     ``trays`` None: the recipe's default. Writing the pack and removing the partial file are
-    the caller's (``cli/generate_cmd.py``), once the pack is in hand."""
+    the caller's (``cli/generate_cmd.py``), once the pack is in hand. ``note`` hears of another
+    run's partial file found at ``OUT`` and moved aside (``_load_partial``)."""
     if kind not in RECIPES:
-        raise RulesError(f"unknown level kind {kind!r} (expected one of {', '.join(RECIPES)})")
+        raise RulesError(f"KIND: unknown level kind {clipped(repr(kind))} (expected one of {', '.join(RECIPES)})")
     if trays is None:
         trays = RECIPES[kind].default_trays
     if difficulty is not None and difficulty not in GRADE_NAMES:
@@ -214,7 +216,7 @@ def generate_pack(
     client = _dask_client(scheduler) if backend == "dask" else None
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
-    resumed = _load_partial(partial, params)
+    resumed = _load_partial(partial, params, note)
     done = {i: r for i, r in (resumed or {}).items()
             if isinstance(r, dict) and r.get("seed") == candidate_seed(kind, seed, i) and _still_holds(kind, trays, r)}
     quotas = _quotas(count, difficulty)
@@ -359,9 +361,12 @@ def _options_hold(options: Any, best: int) -> bool:
                for goal, option in zip(goals, options))
 
 
-def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any]] | None:
+def _load_partial(path: Path, params: dict[str, Any],
+                  note: Callable[[str], None] | None = None) -> dict[int, dict[str, Any]] | None:
     """Results of an earlier, interrupted run with the same parameters (maybe none yet); None
-    when there is no such run to resume (no file, an empty one, or another run's, removed)."""
+    when there is no such run to resume (no file, an empty one, or another run's). Another
+    run's results are moved aside to ``OUT.partial.jsonl.prev`` (replacing an older one there),
+    and ``note`` hears where: hours of proofs are not thrown away for a mistyped seed."""
     if not path.exists():
         return None
     raw = path.read_bytes()
@@ -374,8 +379,18 @@ def _load_partial(path: Path, params: dict[str, Any]) -> dict[int, dict[str, Any
         header = json.loads(lines[0]) if lines else {}
     except json.JSONDecodeError:
         header = {}
-    if not isinstance(header, dict) or header.get("params") != params:
-        os.unlink(path)  # another run's leftovers: start afresh
+    theirs = header.get("params") if isinstance(header, dict) else None
+    if theirs != params:
+        if not isinstance(theirs, dict) or len(lines) < 2 or theirs.get("version") != params["version"]:
+            os.unlink(path)  # no results, not a partial file, or an older generator's: nothing to keep
+            return None
+        aside = path.with_name(path.name + ".prev")
+        os.replace(path, aside)
+        if note is not None:
+            differ = ", ".join(f"{key} {theirs.get(key)!r} (now {value!r})" for key, value in params.items()
+                               if theirs.get(key) != value)
+            note(f"{path} held {len(lines) - 1} candidate results of another run ({differ}): moved to {aside}; "
+                 f"to resume that run, move it back and run its command again")
         return None
     done: dict[int, dict[str, Any]] = {}
     for line in lines[1:]:

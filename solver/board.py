@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bitboard import BB_ALL, SIZE, Bitboard, bb_cell
-from .errors import FormatError
+from .errors import FormatError, clipped
 from .jsontext import json_kind
 
 EMPTY, TILE, STONE, PUMPKIN = ".", "#", "S", "P"
@@ -63,9 +63,15 @@ def parse_board(text: str | list[str], field: str = "board") -> Board:
                 raise FormatError(f"{field}: row {i}: expected a string of {SIZE} characters, "
                                   f"got {json_kind(row)}")
     elif isinstance(text, str):
-        stripped = text.strip()
-        rows = stripped.split("/") if "/" in stripped else stripped.splitlines()
-        rows = [r.strip() for r in rows]
+        if "/" in text:
+            rows = text.strip().split("/")
+        else:  # a file's blank lines around the board, and spaces an editor left at a line's end, are
+            # passed over; any other character (a space or tab before a row included) is named
+            rows = [r.rstrip() for r in text.splitlines()]
+            while rows and not rows[-1]:
+                rows.pop()
+            while rows and not rows[0]:
+                rows.pop(0)
     else:
         raise FormatError(f"{field}: expected board text or a list of 10 rows, got {json_kind(text)}")
     if len(rows) != SIZE:
@@ -73,7 +79,7 @@ def parse_board(text: str | list[str], field: str = "board") -> Board:
     filled = stones = pumpkins = 0
     for r, row in enumerate(rows):
         if len(row) != SIZE:
-            raise FormatError(f"{field}: row {r}: expected {SIZE} characters, found {len(row)} ({row!r})")
+            raise FormatError(f"{field}: row {r}: expected {SIZE} characters, found {len(row)} ({clipped(repr(row))})")
         for c, ch in enumerate(row):
             bit = bb_cell(r, c)
             if ch == TILE:

@@ -13,6 +13,11 @@ class FormatError(TenfoldError):
     """A malformed board, move, level, pack or position file."""
 
 
+# The most characters of an error message as shown: one that quotes a value thousands of
+# characters long keeps its start (the field and what was expected) and its end.
+MESSAGE_MOST = 600
+
+
 def clipped(text: str, most: int = 120) -> str:
     """``text`` for an error message: a value thousands of characters long (a piece mask, a
     number) kept to its start and end."""

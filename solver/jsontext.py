@@ -15,7 +15,7 @@ import re
 import sys
 from typing import Any
 
-from .errors import FormatError
+from .errors import FormatError, clipped
 
 _NOT_TEXT = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -32,6 +32,31 @@ def _number(text: str) -> float | _NotANumber:
     return value if math.isfinite(value) else _NotANumber(text)
 
 
+class _Twice(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: a key given twice is refused, where Python's
+    reader keeps the last silently (RFC 8259: the names within an object SHOULD be unique)."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        raise _Twice(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return data
+
+
+def json_value(value: Any) -> str:
+    """A value as JSON spells it, for messages (null, true, "text"; not None, True, 'text'),
+    clipped when long."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return clipped(text)
+
+
 def json_kind(value: Any) -> str:
     """What a JSON reader calls the kind of ``value``, for messages ("got null", not NoneType)."""
     if value is None:
@@ -45,7 +70,10 @@ def json_kind(value: Any) -> str:
 
 def load_json(text: str, what: str) -> Any:
     try:
-        data = json.loads(text, parse_constant=_NotANumber, parse_float=_number)
+        data = json.loads(text, parse_constant=_NotANumber, parse_float=_number, object_pairs_hook=_unique_keys)
+    except _Twice as err:
+        raise FormatError(f"{what}: invalid JSON: the key {json_value(err.key)} appears twice in one object; "
+                          "keep one") from None
     except json.JSONDecodeError as err:
         raise FormatError(f"{what}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
     except RecursionError:

@@ -41,6 +41,9 @@ def _validator(name: str):
     return strict(schema)
 
 
+ONE_LINE = "^[^\\n\\r\\t]+$"  # the schemas' pattern for ids, which one-line outputs, URLs and file names show
+
+
 def _where(path) -> str:
     parts = []
     for p in path:
@@ -55,6 +58,8 @@ def validate_schema(data: Any, name: str, where: str) -> None:
         message = err.message
         if err.validator == "const":  # jsonschema says "True was expected", in Python's spelling
             message = f"expected {json.dumps(err.validator_value)}, got {clipped(json.dumps(err.instance))}"
+        elif err.validator == "pattern" and err.validator_value == ONE_LINE:  # ids: one line of text
+            message = f"expected one line of text (no line break or tab), got {clipped(json.dumps(err.instance))}"
         raise FormatError(f"{where}: field {_where(err.absolute_path)}: {clipped(message, 240)}")
 
 

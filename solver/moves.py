@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
-from .errors import FormatError, clipped
-from .jsontext import json_kind
+from .errors import FormatError
+from .jsontext import json_kind, json_value
 from .pieces import get_piece
 
 
@@ -60,9 +60,9 @@ def _int_field(data: dict, key: str, where: str, lo: int | None = None, hi: int 
         raise FormatError(f"{where}: missing field {key!r}")
     value = data[key]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise FormatError(f"{where}: field {key!r} must be an integer, got {clipped(repr(value))}")
+        raise FormatError(f"{where}: field {key!r} must be an integer, got {json_value(value)}")
     if lo is not None and hi is not None and not lo <= value <= hi:
-        raise FormatError(f"{where}: field {key!r} must be an integer {lo}..{hi}, got {clipped(repr(value))}")
+        raise FormatError(f"{where}: field {key!r} must be an integer {lo}..{hi}, got {json_value(value)}")
     return value
 
 
@@ -77,11 +77,13 @@ def _piece_field(data: dict, where: str) -> str:
 
 def parse_move(data: Any, where: str = "move") -> Move:
     if not isinstance(data, dict):
-        raise FormatError(f"{where}: expected an object like {{\"piece\": \"1x1\", \"row\": 0, \"col\": 0}}, got {data!r}")
+        raise FormatError(f"{where}: expected an object like {{\"piece\": \"1x1\", \"row\": 0, \"col\": 0}}, "
+                          f"got {json_value(data)}")
     if "token" in data:
         kind = data["token"]
         if kind not in TOKEN_KINDS:
-            raise FormatError(f"{where}: unknown token {kind!r} (expected one of {', '.join(TOKEN_KINDS)})")
+            raise FormatError(f"{where}: unknown token {json_value(kind)} "
+                              f"(expected one of {', '.join(TOKEN_KINDS)})")
         if kind == "rotate":
             return TokenUse(kind, piece=_piece_field(data, where), turns=_int_field(data, "turns", where, 1, 3))
         if kind == "swap":

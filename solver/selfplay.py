@@ -17,19 +17,25 @@ from .variants import Mode
 class PlayResult:
     score: int  # final score, tokens left included
     trays: int  # trays fully placed
-    over: bool  # the game ended stuck (not by reaching the tray cap)
+    over: bool  # the game ended stuck (not by reaching the tray cap or the target)
     seconds: float
     game: Game
+    reached: bool = False  # the game ended by reaching the mode's target score
 
     @property
     def ms_per_tray(self) -> float:
         return 1000.0 * self.seconds / max(self.trays, 1)
 
 
-def play_game(game: Game, policy: Policy, max_trays: int, on_tray=None) -> PlayResult:
-    """Play until the game is over or ``max_trays`` trays are fully placed."""
+def play_game(game: Game, policy: Policy, max_trays: int, on_tray=None, target: int | None = None) -> PlayResult:
+    """Play until the game is over, ``max_trays`` trays are fully placed, or the score reaches
+    ``target`` (Sprint to 5,000: the game ends at the placement that gets there)."""
     start = time.perf_counter()
-    while game.turns_completed < max_trays and not game.is_over:
+
+    def reached() -> bool:
+        return target is not None and game.score >= target
+
+    while game.turns_completed < max_trays and not game.is_over and not reached():
         move = policy(game)
         if move is None:
             break
@@ -37,8 +43,9 @@ def play_game(game: Game, policy: Policy, max_trays: int, on_tray=None) -> PlayR
         game.apply(move)
         if on_tray is not None and game.turns_completed != before:
             on_tray(game)
-    over = game.turns_completed < max_trays
-    return PlayResult(game.final_score, game.turns_completed, over, time.perf_counter() - start, game)
+    done = reached()
+    over = not done and game.turns_completed < max_trays
+    return PlayResult(game.final_score, game.turns_completed, over, time.perf_counter() - start, game, done)
 
 
 def new_random_game(variant, seed: int, board: Board | None = None, tokens: int = 0) -> Game:

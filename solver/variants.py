@@ -19,7 +19,9 @@ class Mode:
     name: str
     tokens: int
     stones: int | None = None  # exact stone count the mode requires, if any
-    seconds_per_tray: int | None = None
+    seconds_per_tray: int | None = None  # a client's clock: solvers meet it through their time budget
+    target: int | None = None  # a score that ends the game (Sprint to 5,000)
+    players: int = 1  # a mode of several boards (Battle Matrix), which ``play`` does not play
 
 
 def _box(row0: int, col0: int, height: int, width: int) -> Bitboard:
@@ -190,8 +192,8 @@ class Sudoku(Variant):
     token_bonus = 200
     modes = {
         "classic": Mode("classic", 3),
-        "sprint": Mode("sprint", 3),
-        "battle": Mode("battle", 3),
+        "sprint": Mode("sprint", 3, target=5_000),
+        "battle": Mode("battle", 3, players=2),
         "campaign": Mode("campaign", 3),
     }
     default_mode = "classic"

@@ -306,8 +306,8 @@ def test_a_piece_that_is_not_text_in_moves_and_deals(tmp_path):
 @pytest.mark.parametrize("args, allowed", [
     (["solve", "LEVEL"], {"inf"}),
     (["verify", "LEVEL"], {"inf"}),
-    (["play", "--rules", "halloween", "--seed", "1", "--trays", "1"], {"0"}),
-    (["hint", "--rules", "sudoku", "--tray", "1x1"], {"0"}),
+    (["play", "--rules", "halloween", "--seed", "1", "--trays", "1", "--policy", "expert"], {"0"}),
+    (["hint", "--rules", "sudoku", "--tray", "1x1", "--policy", "expert"], {"0"}),
     (["ten", "play", "--seed", "1", "--max-plies", "1"], set()),
 ])
 def test_time_limits_are_seconds(tmp_path, args, allowed):
@@ -801,3 +801,91 @@ def test_serve_leaves_no_new_cache_when_it_cannot_listen(tmp_path):
         result = runner.invoke(app, ["serve", "--port", str(port), "--db", str(db)])
         assert_bad_input(result, "cannot listen", str(port))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command,needles", [
+    (["play", "--rules", "sudoku", "--mode", "battle", "--seed", "1"], ["--mode battle: a mode of 2 boards"]),
+    (["play", "--rules", "halloween", "--seed", "1", "--time-limit", "2"],
+     ["--time-limit: the expert's lookahead per tray, not a setting of --policy greedy"]),
+    (["play", "--rules", "arabic", "--mode", "speed", "--seed", "1", "--policy", "expert", "--time-limit", "46"],
+     ["--time-limit: mode speed gives 45 s a tray, got 46"]),
+    (["hint", "--rules", "halloween", "--tray", "1x1", "--time-limit", "3"],
+     ["--time-limit: a setting of the expert's lookahead, not of --policy best"]),
+    (["generate", "halloween", "--count", "1", "--seed", "-1", "--out", "never.json"],
+     ["--seed", "greater than or equal to 0"]),
+])
+def test_settings_a_command_would_ignore_are_refused(command, needles, tmp_path, monkeypatch):
+    """A mode ``play`` cannot play, and a setting of a policy other than the one asked for, were
+    accepted and silently ignored (exit 0); a negative pack seed named the pack ``halloween--1``."""
+    monkeypatch.chdir(tmp_path)
+    assert_bad_input(runner.invoke(app, command), *needles)
+    assert not list(tmp_path.iterdir())
+
+
+def test_version_names_the_release_and_the_generator_version():
+    from importlib.metadata import version
+
+    from generator.pack import GENERATOR_VERSION
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0, result.output
+    expected = f"tenfold {version('tenfold')}, generator version {GENERATOR_VERSION} (as packs record it)\n"
+    assert result.stdout == expected
+
+
+def test_a_long_value_is_clipped_in_every_error_line(tmp_path):
+    """Options and fields quoting a value tens of thousands of characters long printed it whole
+    (a 50 KB error line); the line keeps the field and what was expected, and the value's ends."""
+    long = "m" * 50_000
+    for command, start in [
+        (["show", write(tmp_path, "mode.json", level_data(mode=long))], "mode"),
+        (["tray", "--rules", long, "--tray", "1x1"], "error: "),
+        (["generate", long, "--count", "1", "--seed", "1", "--out", str(tmp_path / "p.json")], "error: KIND: "),
+        (["play", "--rules", "sudoku", "--seed", "1", "--mode", long], "error: --mode: "),
+    ]:
+        line = assert_bad_input(runner.invoke(app, command))
+        assert len(line) <= 620 and start in line and "characters)" in line, line[:200]
+
+
+def test_messages_spell_values_as_json_does(tmp_path):
+    """null and true, not Python's None and True."""
+    moves = write(tmp_path, "moves.json", [{"piece": "1x1", "row": None, "col": 0}])
+    assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", moves]),
+                     "field 'row' must be an integer, got null")
+    moves = write(tmp_path, "moves.json", [{"piece": "1x1", "row": True, "col": 0}])
+    assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", moves]), "got true")
+
+
+def test_a_tab_or_space_inside_a_board_row_is_named_and_a_missing_board_file_is_said(tmp_path):
+    """Rows were trimmed, so a tab before a row read as a row of 9 and spaces around a / passed;
+    a board file name that is not a file (boards/b1) was taken for board text of 2 rows; a board
+    argument too long for a file name was reported as a file-system error."""
+    rows = ["." * 10] * 10
+    board = write(tmp_path, "tab.txt", "\n".join(["\t" + "." * 9] + rows[1:]) + "\n")
+    assert_bad_input(runner.invoke(app, ["show", board]), "row 0, column 0: unknown character '\\t'")
+    spaced = "/".join(rows[:1] + [" " + "." * 9] + rows[2:])
+    assert_bad_input(runner.invoke(app, ["tray", "--rules", "halloween", "--tray", "1x1", "--board", spaced]),
+                     "--board: row 1, column 0: unknown character ' '")
+    for command in (["show", "boards/b1"], ["tray", "--rules", "halloween", "--tray", "1x1", "--board", "boards/b1"]):
+        assert_bad_input(runner.invoke(app, command), "expected 10 rows, found 2 (nor is 'boards/b1' a file)")
+    line = assert_bad_input(runner.invoke(app, ["show", "." * 100_000]))
+    assert "expected 10 rows, found 1" in line and "too long" not in line
+    padded = write(tmp_path, "padded.txt", "\n\n" + "\n".join(r + "  " for r in rows) + "\n\n")
+    assert runner.invoke(app, ["show", padded]).exit_code == 0  # blank lines and line ends an editor left
+
+
+def test_a_key_given_twice_in_one_object_is_refused(tmp_path):
+    """Python's reader keeps the last of two equal keys silently: a level saying "id" twice
+    loaded as the second."""
+    text = json.dumps(level_data()).replace('"id": "cli-1"', '"id": "first", "id": "second"')
+    assert '"id": "second"' in text
+    for command in ("show", "solve", "verify"):
+        assert_bad_input(runner.invoke(app, [command, write(tmp_path, "twice.json", text)]),
+                         'invalid JSON: the key "id" appears twice in one object')
+
+
+def test_an_id_is_one_line_of_text(tmp_path):
+    """Ids show in one-line outputs (verify's line per level), URLs and file names."""
+    for bad in ("a\nb", "tab\there"):
+        assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "id.json", level_data(id=bad))]),
+                         "field id: expected one line of text (no line break or tab), got " + json.dumps(bad))

@@ -368,3 +368,30 @@ def test_a_packs_id_and_title_name_its_non_default_options(base_pack):
     recipe = RECIPES["sultan"]
     assert _options(recipe, recipe.default_trays, None) == []  # the shipped packs' ids: kind-seed
     assert _options(recipe, recipe.default_trays, "hard") == ["hard"]
+
+
+def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
+    """A run with another seed (a typo, say) at the same --out threw the first run's results away
+    without a word: they are now kept as OUT.partial.jsonl.prev, and the note says so and how
+    the two runs differ. An older generator's results, which no command can resume, are not."""
+    from generator.pack import Interrupted
+
+    out = tmp_path / "typo.json"
+    partial = stopped_run(out, 2)
+    before = partial.read_text()
+    notes = []
+    with pytest.raises(Interrupted):
+        generate_pack(KIND, COUNT, SEED + 1, out, TRAYS, stop=lambda: True, note=notes.append)
+    aside = tmp_path / "typo.json.partial.jsonl.prev"
+    assert aside.read_text() == before
+    assert len(notes) == 1 and str(aside) in notes[0] and f"seed {SEED} (now {SEED + 1})" in notes[0]
+    assert f"{len(before.splitlines()) - 1} candidate results" in notes[0]
+    header = json.loads(partial.read_text().splitlines()[0])
+    assert header["params"]["seed"] == SEED + 1  # the new run's own file
+    old = json.loads(before.splitlines()[0])
+    old["params"]["version"] = str(int(old["params"]["version"]) - 1)
+    partial.write_text(json.dumps(old) + "\n" + "".join(line + "\n" for line in before.splitlines()[1:]))
+    notes.clear()
+    with pytest.raises(Interrupted):
+        generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: True, note=notes.append)
+    assert notes == [] and aside.read_text() == before

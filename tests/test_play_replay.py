@@ -111,3 +111,30 @@ def test_cli_play_with_the_same_deals_says_the_same(tmp_path):
         assert out.exit_code == 0, out.output
         answer = json.loads(out.stdout)
         assert (answer["score"], answer["trays"], answer["over"]) == (result.score, result.trays, result.over)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sprint_ends_at_the_placement_that_reaches_5000(seed):
+    """Sudoku's Sprint to 5,000: the game stops at the placement whose points get there (and not
+    one before), where classic play of the same deals goes on."""
+    sudoku = find_variant("sudoku")
+    target = sudoku.modes["sprint"].target
+    scores = []
+
+    def recording(game):
+        scores.append(game.score)
+        return greedy(game)
+
+    game = Game.dealt(sudoku, RandomDeals(sudoku, seed), None, 3)
+    result = play_game(game, recording, 100, target=target)
+    assert result.reached and not result.over and result.game.score >= target > max(scores)
+    assert result.trays == result.game.turns_completed < 100
+    classic = play_game(Game.dealt(sudoku, RandomDeals(sudoku, seed), None, 3), greedy, result.trays + 2)
+    assert not classic.reached and classic.trays > result.trays
+
+    out = CliRunner().invoke(app, ["play", "--rules", "sudoku", "--mode", "sprint", "--seed", str(seed)])
+    assert out.exit_code == 0, out.output
+    assert f"sprint: reached 5,000 points in tray {result.trays + 1}" in out.stdout
+    shown = CliRunner().invoke(app, ["play", "--rules", "sudoku", "--mode", "sprint", "--seed", str(seed), "--json"])
+    answer = json.loads(shown.stdout)
+    assert (answer["score"], answer["trays"], answer["over"]) == (result.score, result.trays, False)

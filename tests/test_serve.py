@@ -495,3 +495,16 @@ def test_the_same_question_asked_meanwhile_waits_for_the_one_solve(monkeypatch):
             assert kinds == ["miss", "shared", "shared", "shared"] and len(calls) == 1
         assert all(reply.body == tray_cli_json(question) for reply in replies if reply.status == 200)
         assert api._in_flight == {}
+
+
+def test_a_hint_body_with_a_byte_order_mark_reads_as_without_and_long_errors_are_clipped():
+    """Files may start with a byte-order mark, and so may a body (it got 400 "Unexpected UTF-8
+    BOM"); an error quoting a value 50,000 characters long keeps its start and end."""
+    api = Api({}, None)
+    question = {"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1", "2x2"]}
+    plain = api.handle("POST", "/hint", json.dumps(question).encode())
+    marked = api.handle("POST", "/hint", "\ufeff".encode() + json.dumps(question).encode())
+    assert plain.status == marked.status == 200 and plain.body == marked.body
+    huge = api.handle("POST", "/hint", json.dumps({**question, "rules": "r" * 50_000}).encode())
+    assert huge.status == 400 and len(huge.body["error"]) <= 600
+    assert huge.body["error"].startswith("field rules: ") and "characters)" in huge.body["error"]

@@ -51,7 +51,7 @@ def test_solve_hidden_reports_a_probability(tmp_path):
 
 
 @pytest.mark.parametrize("change,message", [
-    (lambda d: d["tiles"][0].update(colour="purple"), "tiles[0].colour: unknown colour 'purple'"),
+    (lambda d: d["tiles"][0].update(colour="purple"), "tiles[0].colour: unknown colour \"purple\""),
     (lambda d: d["tiles"][3].update(value=4), "tiles[3].value: expected a tile value 1, 2 or 3, got 4"),
     (lambda d: d["tiles"][3].update(value=3.0), "tiles[3].value: expected a tile value 1, 2 or 3, got 3.0"),
     (lambda d: d.pop("rows"), "rows: missing"),
@@ -120,3 +120,41 @@ def test_solve_shows_a_live_status_and_ctrl_c_answers_with_the_deepest_finished_
     draws = [part for part in result.stderr.split("\r") if part.strip()]
     assert draws[0].startswith("solving the position: ") and " M nodes" in draws[0] and "best" not in draws[0]
     assert draws[-1].strip().startswith("interrupted: the answer is the deepest depth finished before Ctrl-C")
+
+
+def test_solve_hidden_json_names_the_move_for_each_draw(tmp_path):
+    """With hidden stacks the move waits on the draw: the JSON's ``best_by_draw`` (its pv is
+    empty) holds, for each value the side to move can draw, a legal placement of that value, the
+    same the text lists; an open position's answer keeps the four keys of its shape."""
+    data = copy.deepcopy(RULEBOOK_EXAMPLE)
+    del data["rows"]
+    data.update(variant="hidden", to_move="white",
+                stacks={"white": {"1": 1, "2": 0, "3": 1}, "black": {"1": 1, "2": 0, "3": 1}})
+    path = write(tmp_path, data)
+    answer = json.loads(runner.invoke(app, ["ten", "solve", path, "--depth", "2", "--json"]).stdout)
+    assert answer["pv"] == [] and set(answer["best_by_draw"]) == {"1", "3"}  # white holds no 2
+    taken = {(t["x"], t["y"]) for t in data["tiles"]}
+    for value, move in answer["best_by_draw"].items():
+        cell = (move["x"], move["y"])
+        assert move["value"] == int(value) and cell not in taken
+        assert any((cell[0] + dx, cell[1] + dy) in taken for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+    text = runner.invoke(app, ["ten", "solve", path, "--depth", "2"]).stdout
+    for value, move in answer["best_by_draw"].items():
+        assert f"if white draws a {value}: play it on ({move['x']},{move['y']})" in text
+    opened = json.loads(runner.invoke(app, ["ten", "solve", write(tmp_path, RULEBOOK_EXAMPLE, "open.json"),
+                                            "--depth", "2", "--json"]).stdout)
+    assert set(opened) == {"result", "depth", "pv", "win_probability"}
+
+
+def test_solve_stops_at_a_minute_unless_told_otherwise(tmp_path, monkeypatch):
+    """An opening searched to the end of the placement phase does not finish: with no
+    --time-limit the search gets 60 s (it ran without end, printing nothing), ``inf`` none."""
+    import solver.ten
+
+    asked = []
+    real = solver.ten.solve
+    monkeypatch.setattr(solver.ten, "solve", lambda position, depth, limit: asked.append(limit) or real(position, 1, 5))
+    path = write(tmp_path, RULEBOOK_EXAMPLE)
+    for extra in ([], ["--time-limit", "inf"], ["--time-limit", "7"]):
+        assert runner.invoke(app, ["ten", "solve", path, *extra]).exit_code == 0
+    assert asked == [60.0, None, 7.0]

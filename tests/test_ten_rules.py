@@ -25,15 +25,15 @@ def open_position(tiles, to_move="white", rows=None):
 # --- format ------------------------------------------------------------------
 
 @pytest.mark.parametrize("change,message", [
-    (lambda d: d["tiles"][1].update(colour="red"), "tiles[1].colour: unknown colour 'red'"),
+    (lambda d: d["tiles"][1].update(colour="red"), "tiles[1].colour: unknown colour \"red\""),
     (lambda d: d["tiles"][0].update(value=4), "tiles[0].value: expected a tile value 1, 2 or 3, got 4"),
     (lambda d: d.pop("rows"), "rows: missing"),
     (lambda d: d["rows"].pop("black"), "rows.black: missing"),
     (lambda d: d["rows"]["white"].append(4), "rows.white[2]: expected a tile value 1, 2 or 3, got 4"),
     (lambda d: d["tiles"].append(tile(0, 0, "black", 2)), "tiles[2]: cell (0, 0) is already taken by tiles[0]"),
     (lambda d: d["rows"].update(white=[3] * 5), "rows.white[4]: white would have 6 tiles of value 3"),
-    (lambda d: d.update(to_move="green"), "to_move: unknown colour 'green'"),
-    (lambda d: d.update(variant="blind"), "variant: unknown variant 'blind'"),
+    (lambda d: d.update(to_move="green"), "to_move: unknown colour \"green\""),
+    (lambda d: d.update(variant="blind"), "variant: unknown variant \"blind\""),
     (lambda d: d["tiles"].append(tile(5, 5)), "tiles[2]: tile at (5, 5) is not edge-connected"),
     (lambda d: d["tiles"][0].pop("x"), "tiles[0].x: missing"),
     (lambda d: d.update(format="tenfold.ten/2"), "format: expected 'tenfold.ten/1'"),

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from solver.errors import FormatError
-from solver.jsontext import json_kind
+from solver.jsontext import json_kind, json_value
 
 Colour = int
 Coord = tuple[int, int]
@@ -31,7 +31,7 @@ def colour_name(colour: Colour) -> str:
 
 def parse_colour(value: Any, what: str) -> Colour:
     if value not in COLOUR_NAMES:
-        raise FormatError(f"{what}: unknown colour {value!r} (expected 'white' or 'black')")
+        raise FormatError(f'{what}: unknown colour {json_value(value)} (expected "white" or "black")')
     return COLOUR_NAMES.index(value)
 
 
@@ -75,26 +75,26 @@ def _int_field(item: dict, key: str, what: str) -> int:
         raise FormatError(f"{what}.{key}: missing")
     value = item[key]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise FormatError(f"{what}.{key}: expected an integer, got {value!r}")
+        raise FormatError(f"{what}.{key}: expected an integer, got {json_value(value)}")
     return value
 
 
 def _tile_value(value: Any, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value not in VALUES:  # 3.0 == 3, but not a tile
-        raise FormatError(f"{what}: expected a tile value 1, 2 or 3, got {value!r}")
+        raise FormatError(f"{what}: expected a tile value 1, 2 or 3, got {json_value(value)}")
     return value
 
 
 def _parse_tiles(data: Any, what: str) -> tuple[dict[Coord, tuple[Colour, int]], list[str]]:
     if not isinstance(data, list):
-        raise FormatError(f"{what}: expected a list of tiles, got {data!r}")
+        raise FormatError(f"{what}: expected a list of tiles, got {json_value(data)}")
     tiles: dict[Coord, tuple[Colour, int]] = {}
     where: dict[Coord, str] = {}
     names = []
     for i, item in enumerate(data):
         name = f"{what}[{i}]"
         if not isinstance(item, dict):
-            raise FormatError(f"{name}: expected an object with x, y, colour, value, got {item!r}")
+            raise FormatError(f"{name}: expected an object with x, y, colour, value, got {json_value(item)}")
         x = _int_field(item, "x", name)
         y = _int_field(item, "y", name)
         if "colour" not in item:
@@ -113,42 +113,44 @@ def _parse_tiles(data: Any, what: str) -> tuple[dict[Coord, tuple[Colour, int]],
 
 def _parse_rows(data: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     if not isinstance(data, dict):
-        raise FormatError(f"rows: expected an object with 'white' and 'black' lists, got {data!r}")
+        raise FormatError(f"rows: expected an object with 'white' and 'black' lists, got {json_value(data)}")
     rows = []
     for name in COLOUR_NAMES:
         if name not in data:
             raise FormatError(f"rows.{name}: missing")
         row = data[name]
         if not isinstance(row, list):
-            raise FormatError(f"rows.{name}: expected a list of tile values, got {row!r}")
+            raise FormatError(f"rows.{name}: expected a list of tile values, got {json_value(row)}")
         rows.append(tuple(_tile_value(v, f"rows.{name}[{i}]") for i, v in enumerate(row)))
     for key in data:
         if key not in COLOUR_NAMES:
-            raise FormatError(f"rows: unknown colour {key!r} (expected 'white' or 'black')")
+            raise FormatError(f'rows: unknown colour {json_value(key)} (expected "white" or "black")')
     return rows[0], rows[1]
 
 
 def _parse_stacks(data: Any) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     if not isinstance(data, dict):
-        raise FormatError(f"stacks: expected an object with 'white' and 'black' counts, got {data!r}")
+        raise FormatError(f"stacks: expected an object with 'white' and 'black' counts, got {json_value(data)}")
     stacks = []
     for key in data:
         if key not in COLOUR_NAMES:
-            raise FormatError(f"stacks: unknown colour {key!r} (expected 'white' or 'black')")
+            raise FormatError(f'stacks: unknown colour {json_value(key)} (expected "white" or "black")')
     for name in COLOUR_NAMES:
         if name not in data:
             raise FormatError(f"stacks.{name}: missing")
         counts = data[name]
         if not isinstance(counts, dict):
-            raise FormatError(f"stacks.{name}: expected an object like {{\"1\": 5, \"2\": 5, \"3\": 5}}, got {counts!r}")
+            raise FormatError(f"stacks.{name}: expected an object like {{\"1\": 5, \"2\": 5, \"3\": 5}}, "
+                              f"got {json_value(counts)}")
         for key in counts:
             if key not in ("1", "2", "3"):
-                raise FormatError(f"stacks.{name}: unknown tile value {key!r} (expected '1', '2' or '3')")
+                raise FormatError(f"stacks.{name}: unknown tile value {json_value(key)} "
+                                  '(expected "1", "2" or "3")')
         row = []
         for v in VALUES:
             n = counts.get(str(v), 0)
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise FormatError(f"stacks.{name}.{v}: expected a count 0 to 5, got {n!r}")
+                raise FormatError(f"stacks.{name}.{v}: expected a count 0 to 5, got {json_value(n)}")
             row.append(n)
         stacks.append(tuple(row))
     return stacks[0], stacks[1]
@@ -212,7 +214,7 @@ def parse_position(data: Any, what: str = "position") -> TenPosition:
 
 def _parse_position(data: dict[str, Any]) -> TenPosition:
     if "format" in data and data["format"] != FORMAT:
-        raise FormatError(f"format: expected {FORMAT!r}, got {data['format']!r}")
+        raise FormatError(f"format: expected {FORMAT!r}, got {json_value(data['format'])}")
     if "tiles" not in data:
         raise FormatError("tiles: missing")
     tiles, names = _parse_tiles(data["tiles"], "tiles")
@@ -223,7 +225,7 @@ def _parse_position(data: dict[str, Any]) -> TenPosition:
     if variant is None:
         variant = "hidden" if "stacks" in data and "rows" not in data else "open"
     if variant not in VARIANTS:
-        raise FormatError(f"variant: unknown variant {variant!r} (expected 'open' or 'hidden')")
+        raise FormatError(f'variant: unknown variant {json_value(variant)} (expected "open" or "hidden")')
     rows = stacks = drawn = None
     if variant == "open":
         if "rows" not in data:

@@ -57,12 +57,17 @@ class SolveResult:
     best_by_draw: dict[int, TenMove] = dataclass_field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """With hidden stacks the best move waits on the draw: ``best_by_draw`` maps each value
+        the side to move may draw ("1", "2", "3") to its move, as the text answer lists them."""
+        data: dict[str, Any] = {
             "result": self.result,
             "depth": self.depth,
             "pv": [move.to_json(colour) for colour, move in self.pv],
             "win_probability": self.win_probability,
         }
+        if self.best_by_draw:
+            data["best_by_draw"] = {str(v): move.to_json() for v, move in sorted(self.best_by_draw.items())}
+        return data
 
 
 def check_not_over(position: TenPosition) -> None:
