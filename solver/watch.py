@@ -1,7 +1,7 @@
 """What a long search reports to, and what can stop it: a command's live status line and Ctrl-C.
 
 The searches call ``tick`` at the clock checks they already make (the compiled campaign search
-every 4,096 nodes, the reference one every 1,024, Ten's every 1,024 or 256) with the nodes
+every 4,096 nodes, the reference one every 1,024, Ten's every 16) with the nodes
 searched so far and the best final score known (``None`` before the first, and always for
 Ten); when a watcher returns True the search stops and answers as when its time runs out
 (``proof: bound``, the best line found so far; Ten's deepest finished depth). A CP-SAT

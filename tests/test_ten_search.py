@@ -536,3 +536,32 @@ def test_hidden_default_depth_reaches_into_the_second_round():
     assert solve_hidden(position, 2).win_probability == 0  # within the placements alone: no win
     assert solve_hidden(position, 3).win_probability == 1
     assert default.pv == solve_hidden(position, 3).pv
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_the_clock_is_read_often_enough_for_slow_second_round_nodes(monkeypatch, hidden):
+    """A second-round node on a line of 30 tiles lists every move of every free tile (some
+    milliseconds), and the clock, read at every 1,024th node, let a 1 s limit run 4-7 s. With a
+    clock that moves 0.1 s at each read, a 1 s limit now stops within about a dozen reads of
+    16 nodes (open: with its first depth finished)."""
+    import solver.ten.chance as chance_module
+    import solver.ten.search as search_module
+
+    class Clock:
+        now = 0.0
+
+        @classmethod
+        def perf_counter(cls):
+            cls.now += 0.1
+            return cls.now
+
+    for module in (search_module, chance_module):
+        monkeypatch.setattr(module, "time", Clock)
+    line = [{"x": i, "y": 0, "colour": "white" if i % 2 == 0 else "black", "value": [1, 2, 3][i // 2 % 3]}
+            for i in range(30)]
+    hands = {"stacks": {"white": {}, "black": {}}} if hidden else {"rows": {"white": [], "black": []}}
+    position = parse_position({"format": "tenfold.ten/1", "variant": "hidden" if hidden else "open",
+                               "to_move": "white", "tiles": line, **hands}, "line")
+    result = (solve_hidden if hidden else solve_open)(position, 8, 1.0)
+    assert 16 < result.nodes <= 16 * 12, result.nodes  # (read at every 1,024th node: thousands)
+    assert result.depth >= (0 if hidden else 1)
