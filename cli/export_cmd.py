@@ -35,6 +35,9 @@ def export(
     if isinstance(item, Pack) and level is None:
         if out.exists() and not out.is_dir():
             raise FormatError(f"--out: {out} is a file; a whole pack needs a folder (or pass --level)")
+        if not out.exists() and out.suffix[1:].lower() in FORMATS:  # it made a folder named pack.json
+            raise FormatError(f"--out: {raw_out} names a {out.suffix} file; a whole pack is written as a file per "
+                              "level into a folder: give the folder (or pass --level)")
     elif out.is_dir() or raw_out.endswith(("/", "\\")):
         raise FormatError(f"--out: {raw_out} is a folder; one level needs a file name")
     files = export_files(item, fmt, out, solution, level)

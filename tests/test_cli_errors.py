@@ -889,3 +889,16 @@ def test_an_id_is_one_line_of_text(tmp_path):
     for bad in ("a\nb", "tab\there"):
         assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "id.json", level_data(id=bad))]),
                          "field id: expected one line of text (no line break or tab), got " + json.dumps(bad))
+
+
+def test_a_pack_exported_to_a_file_name_is_refused(tmp_path):
+    """``export PACK --out pack.json`` made a folder named pack.json holding a file per level."""
+    pack = write(tmp_path, "pack.json", {"format": "tenfold.pack/1", "id": "p", "title": "t",
+                                         "generator": {"seed": 1, "version": "1"}, "levels": [level_data()]})
+    for fmt in ("json", "svg", "tmx"):
+        assert_bad_input(runner.invoke(app, ["export", pack, "--format", fmt, "--out", str(tmp_path / f"out.{fmt}")]),
+                         f"out.{fmt} names a .{fmt} file; a whole pack is written as a file per level into a folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pack.json"]
+    folder = tmp_path / "levels"
+    assert runner.invoke(app, ["export", pack, "--format", "json", "--out", str(folder)]).exit_code == 0
+    assert [p.suffix for p in folder.iterdir()] == [".json"]
