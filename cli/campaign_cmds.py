@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import (Interrupt, check_seconds, cli_errors, emit_json, interrupted, progress, read_json_arg,
-                        searching)
+                        searching, source_name)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.errors import FormatError, RulesError, clipped
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
@@ -18,7 +18,8 @@ METHODS = ("search", "cpsat", "auto")
 
 def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
     """The levels a command works on, and whether the input was a single level."""
-    item = parse_level_or_pack(read_json_arg(path, path), path)
+    name = source_name(path)
+    item = parse_level_or_pack(read_json_arg(path, name), name)
     if level_id is not None:
         return [pick_level(item, level_id, path)], True
     if isinstance(item, Pack):

@@ -114,6 +114,11 @@ def read_json_arg(value: str, what: str) -> Any:
     return load_json(read_text_arg(value, what), what)
 
 
+def source_name(value: str) -> str:
+    """How messages name an input file argument: ``stdin`` for ``-``."""
+    return "stdin" if value == "-" else value
+
+
 def refuse_missing_path(value: str, what: str) -> None:
     """A ``FormatError`` when ``value`` is not a file but reads as a path (a folder, a name
     with a suffix like ``.json``, or one starting ``/``, ``./``, ``../`` or ``~``), which board

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, out_path, read_json_arg, write_atomically, write_files_atomically
+from cli.common import (cli_errors, out_path, read_json_arg, source_name, write_atomically,
+                        write_files_atomically)
 from generator.export import FORMATS, export_files
 from generator.render import pack_page
 from solver.errors import FormatError
@@ -31,7 +32,8 @@ def export(
         raise FormatError(f"--solution: draws the solution's boards, for {' and '.join(PICTURES)} only "
                           f"(a {fmt} file carries the solution's moves as they are)")
     raw_out, out = out, out_path(out)  # Path drops a trailing slash, which asks for a folder
-    item = parse_level_or_pack(read_json_arg(source, source), source)
+    name = source_name(source)
+    item = parse_level_or_pack(read_json_arg(source, name), name)
     if isinstance(item, Pack) and level is None:
         if out.exists() and not out.is_dir():
             raise FormatError(f"--out: {out} is a file; a whole pack needs a folder (or pass --level)")
@@ -64,7 +66,8 @@ def render(
 
     The page shows each level's picture, grades, goals and stars, and steps through its solution."""
     out = out_path(out)
-    item = parse_level_or_pack(read_json_arg(source, source), source)
+    name = source_name(source)
+    item = parse_level_or_pack(read_json_arg(source, name), name)
     if not isinstance(item, Pack):  # one level: a page of its own
         item = Pack(item.id, f"level {item.id}", {}, [item])
     if out.exists() and not out.is_dir():

@@ -20,6 +20,7 @@ from cli.common import (
     read_json_arg,
     read_text_arg,
     refuse_missing_path,
+    source_name,
     variant_arg,
 )
 from cli.draw import draw_board
@@ -186,7 +187,7 @@ def show(
     level: Annotated[Optional[str], typer.Option("--level", help="only this level of a pack")] = None,
 ) -> None:
     """Draw a board, a level or a pack (or one of its levels) in the terminal (- reads it from stdin)."""
-    source = "stdin" if what == "-" else what
+    source = source_name(what)
     if what == "-" or is_file(Path(what)):
         text = read_text_arg(what, source)
         if text.lstrip().startswith(("{", "[")):  # JSON; board text starts with a row

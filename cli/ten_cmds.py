@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli import common
-from cli.common import check_seconds, cli_errors, emit_json, read_json_arg
+from cli.common import check_seconds, cli_errors, emit_json, read_json_arg, source_name
 from solver.errors import RulesError
 from solver.ten.lines import lines_to_json, threats, winning_moves
 from solver.ten.play import play_game
@@ -53,7 +53,8 @@ def _hand_text(position: TenPosition) -> str:
 
 
 def _load(path: str) -> TenPosition:
-    return parse_position(read_json_arg(path, path), path)
+    name = source_name(path)
+    return parse_position(read_json_arg(path, name), name)
 
 
 @cli_errors

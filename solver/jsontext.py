@@ -75,7 +75,8 @@ def load_json(text: str, what: str) -> Any:
         raise FormatError(f"{what}: invalid JSON: the key {json_value(err.key)} appears twice in one object; "
                           "keep one") from None
     except json.JSONDecodeError as err:
-        raise FormatError(f"{what}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+        why = err.msg.removesuffix(" at")  # Python's reader ends some with "at", before a position it adds
+        raise FormatError(f"{what}: invalid JSON at line {err.lineno}, column {err.colno}: {why}") from None
     except RecursionError:
         raise FormatError(f"{what}: invalid JSON: nested too deeply to read") from None
     except ValueError:  # an integer past Python's digit limit for conversion

@@ -902,3 +902,13 @@ def test_a_pack_exported_to_a_file_name_is_refused(tmp_path):
     folder = tmp_path / "levels"
     assert runner.invoke(app, ["export", pack, "--format", "json", "--out", str(folder)]).exit_code == 0
     assert [p.suffix for p in folder.iterdir()] == [".json"]
+
+
+@pytest.mark.parametrize("command", [["show", "-"], ["solve", "-"], ["verify", "-"], ["ten", "wins", "-"],
+                                     ["ten", "solve", "-"], ["render", "-", "--out", "OUT"]])
+def test_stdin_is_named_stdin(command, tmp_path):
+    """Errors in a file read from - started "-:" (show said stdin); and Python's reader ends some
+    messages with "at", for a position it adds and we give as line and column."""
+    args = [str(tmp_path / "site") if a == "OUT" else a for a in command]
+    line = assert_bad_input(runner.invoke(app, args, input='{"bad\n'))
+    assert line == "error: stdin: invalid JSON at line 1, column 6: Invalid control character"
