@@ -157,6 +157,14 @@ from .moves import Move, Placement, TokenUse, removals
 from .pieces import placements
 
 STATUS_DONE, STATUS_BUDGET, STATUS_FOUND = 0, 1, 2
+# One node's token moves: at most this many sets of removals examined and rows on the move
+# stack (48 bytes each), past which the node's moves are cut and the search no longer proves
+# (``_token_moves``); and the sets examined after which the clock is read at the next node,
+# whatever the node count. The cut only ever met boards of complete zones with five tokens:
+# every proof of the tests and of the shipped packs is as before.
+TOKEN_SETS_MAX = 1 << 22
+MOVE_ROWS_MAX = 1 << 20
+_WORK_CHECK = 1 << 18
 TOKEN_ROTATE, TOKEN_REMOVE = 1, 2  # the tokens the search may spend, as bits
 TT_BITS = 21
 _PROBES = 8
@@ -370,6 +378,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
     tt_mask = np.uint64(tt_size - 1)
     nodes = 0
     status = 0
+    work = 0  # removal sets examined since the clock was last read (a node can examine millions)
+    truncated = False  # a node's token moves were cut short (_token_moves): not exhaustive
     F_lo[0] = f0_lo
     F_hi[0] = f0_hi
     P_lo[0] = p0_lo
@@ -409,7 +419,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             SubMax[depth] = -(1 << 62)
             Stored[depth] = 0
             Swapped[depth] = 0
-            if (nodes & 4095) == 0:
+            if (nodes & 4095) == 0 or work > _WORK_CHECK:
+                work = 0
                 if nodes > node_limit:
                     status = 1
                     break
@@ -610,11 +621,13 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             if stage == 3:
                 if tokens > 0 and tok_kinds != 0 and (best <= -(1 << 60) or UB[depth] - token_bonus > best):
                     prevent = can_remove and not ends_line
-                    mv, MvEnd[depth] = _token_moves(
+                    mv, MvEnd[depth], examined, cut = _token_moves(
                         f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, UB[depth], best, full_scan,
                         can_rotate, can_remove, prevent, token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g,
                         anchor_lo, anchor_hi, spot_of, spot_lo, spot_hi, spot_touch, zone_lo, zone_hi,
-                        mv, MvBase[depth], comb, cells_buf, zbuf_lo, zbuf_hi)
+                        mv, MvBase[depth], comb, cells_buf, zbuf_lo, zbuf_hi, TOKEN_SETS_MAX, MOVE_ROWS_MAX)
+                    work += examined
+                    truncated = truncated or cut
                 MvCur[depth] = MvBase[depth]
                 stage = 4
                 Stage[depth] = 4
@@ -810,6 +823,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                         break
                     h = (h + 1) & np.int64(tt_mask)
             depth -= 1
+    if truncated and status == 0:
+        status = 1  # searched to the end, but not every move: an answer, not a proof
     return (status, best, nodes, best_path, best_orig, best_rm_lo, best_rm_hi, best_len, best_pk_lo,
             best_pk_hi, tt, tt_used)
 

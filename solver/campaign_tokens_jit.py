@@ -32,7 +32,7 @@ def _mv_push(mv, e, i, g, k, cost, lo, hi):
 @nb.njit(cache=True)
 def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_scan, can_rotate, can_remove,
                  prevent, token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g, anchor_lo, anchor_hi, spot_of,
-                 spot_lo, spot_hi, spot_touch, zone_lo, zone_hi, mv, e, comb, cells_buf, zbuf_lo, zbuf_hi):
+                 spot_lo, spot_hi, spot_touch, zone_lo, zone_hi, mv, e, comb, cells_buf, zbuf_lo, zbuf_hi, budget, room):
     """``CampaignSearch._token_placements`` for one state: append its placements that spend
     rotate/remove tokens to the move stack ``mv`` from row ``e`` (``_mv_push``).
 
@@ -41,8 +41,15 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
     set of further removals that stops some of the zones the placement would complete, each
     tile stopping a zone the others do not (``_prevent_clears``; only where ``prevent``: not on
     a line's last placement, where a clear stopped only costs). Spends that cannot beat
-    ``best`` (the bound less their bonus) are left out. Returns (the stack, new end).
+    ``best`` (the bound less their bonus) are left out.
+
+    The sets of removals grow as binomials: on a board of complete zones with five tokens, one
+    spot had about 14 million, which filled memory (a MemoryError after 19 GB) long past the time
+    limit. So the sets examined stop at ``budget`` and the stack at ``room`` rows: a caller told
+    of the cut (``truncated``) can no longer call its search exhaustive. Returns (the stack, new
+    end, sets examined, truncated).
     """
+    examined = 0
     none = best <= -(1 << 60)
     occ_lo = f_lo | st_lo
     occ_hi = f_hi | st_hi
@@ -72,6 +79,8 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
                 if cost > tokens or not (none or ub - max(cost, 1) * token_bonus > best):
                     continue
                 if cost > 0:
+                    if e >= room:
+                        return mv, e, examined, True
                     mv = _mv_push(mv, e, i, g, k, cost, ov_lo, ov_hi)
                     e += 1
                 if not prevent or tokens <= cost or not (none or ub - (cost + 1) * token_bonus > best):
@@ -112,6 +121,9 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
                     for j in range(size):
                         comb[j] = j
                     while True:
+                        examined += 1
+                        if examined > budget or e >= room:
+                            return mv, e, examined, True
                         ok = True
                         for j in range(size):  # each tile must stop a zone the others do not
                             cj = cells_buf[comb[j]]
@@ -149,4 +161,4 @@ def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_s
                         comb[j] += 1
                         for j2 in range(j + 1, size):
                             comb[j2] = comb[j2 - 1] + 1
-    return mv, e
+    return mv, e, examined, False

@@ -11,7 +11,7 @@ from solver.board import Board
 from solver.campaign import CampaignSearch, solve_level
 from solver.engine import copy_game
 from solver.errors import RulesError
-from solver.level import Level
+from solver.level import Level, parse_level, play_solution
 from solver.moves import Placement, TokenUse
 from solver.pieces import get_piece, placement_mask, placements, rotate_cw
 from solver.variants import find_variant
@@ -180,3 +180,19 @@ def test_a_removal_after_the_last_placement_is_the_same_game_before_it(variant_n
         assert early.score == late.score == game.final_score - game.variant.token_bonus
         checked += 1
     assert checked >= 5
+
+
+def test_a_courtyard_level_of_complete_zones_answers_within_its_limit():
+    """Five remove tokens on a board of nine complete columns: every set of removals that stops
+    some of the clears of the first placement (about 14 million at one spot) went on the move stack,
+    and solve died of a MemoryError after 19 GB, long past its time limit (an auditor's level).
+    The token moves are cut now, and the answer is the best line found, as a bound: by hand,
+    the 1x1 at (0, 9) clears row 0 and columns 0-8 (1,200), then the 2x1 (2) and the five
+    tokens kept (500) give 1 + 1,200 + 2 + 500 = 1,703."""
+    level = parse_level({"format": "tenfold.level/1", "id": "m2", "variant": "arabic", "mode": "courtyard",
+                         "board": ["#########."] * 10, "trays": [["1x1", "2x1"]], "goals": [{"score": 0}]})
+    answer = solve_level(level, time_limit=60)
+    assert not answer.complete and answer.proof == "bound" and answer.best_score == 1703
+    assert answer.bound >= 1703
+    replay = play_solution(level, answer.solution)
+    assert replay.ok and replay.score == 1703
