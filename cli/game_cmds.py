@@ -109,6 +109,9 @@ def play(
     if policy not in POLICIES:
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = mode_arg(variant, mode)
+    if game_mode.players > 1:
+        raise RulesError(f"--mode {game_mode.name}: a mode of {game_mode.players} boards; play plays one board "
+                         "(the same game without the opponent is the variant's default mode)")
     time_limit = _expert_seconds(policy, time_limit, game_mode)
     start = board_arg(board) if board is not None else mode_start_board(game_mode, seed)
     check_mode_stones(game_mode, start)
@@ -138,10 +141,7 @@ def play(
 
 def _expert_seconds(policy: str, time_limit: float | None, game_mode: Mode) -> float:
     """The expert's lookahead seconds per tray (default 0.3): a setting of the expert alone, within
-    the clock of a mode that has one; and a mode of several boards is not one ``play`` plays."""
-    if game_mode.players > 1:
-        raise RulesError(f"--mode {game_mode.name}: a mode of {game_mode.players} boards; play plays one board "
-                         "(the same game without the opponent is the variant's default mode)")
+    the clock of a mode that has one."""
     if time_limit is None:
         return 0.3
     check_seconds(time_limit, allow_zero=True)

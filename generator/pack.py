@@ -361,6 +361,14 @@ def _options_hold(options: Any, best: int) -> bool:
                for goal, option in zip(goals, options))
 
 
+_OPTION_NAMES = {"kind": "KIND", "count": "--count", "seed": "--seed", "trays": "--trays",
+                 "difficulty": "--difficulty"}  # the command's spelling of each parameter
+
+
+def _option_text(value: Any) -> str:
+    return "(default)" if value is None else str(value)
+
+
 def _load_partial(path: Path, params: dict[str, Any],
                   note: Callable[[str], None] | None = None) -> dict[int, dict[str, Any]] | None:
     """Results of an earlier, interrupted run with the same parameters (maybe none yet); None
@@ -387,7 +395,8 @@ def _load_partial(path: Path, params: dict[str, Any],
         aside = path.with_name(path.name + ".prev")
         os.replace(path, aside)
         if note is not None:
-            differ = ", ".join(f"{key} {theirs.get(key)!r} (now {value!r})" for key, value in params.items()
+            differ = ", ".join(f"{_OPTION_NAMES.get(key, key)} {_option_text(theirs.get(key))} "
+                               f"(now {_option_text(value)})" for key, value in params.items()
                                if theirs.get(key) != value)
             note(f"{path} held {len(lines) - 1} candidate results of another run ({differ}): moved to {aside}; "
                  f"to resume that run, move it back and run its command again")

@@ -384,7 +384,7 @@ def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
         generate_pack(KIND, COUNT, SEED + 1, out, TRAYS, stop=lambda: True, note=notes.append)
     aside = tmp_path / "typo.json.partial.jsonl.prev"
     assert aside.read_text() == before
-    assert len(notes) == 1 and str(aside) in notes[0] and f"seed {SEED} (now {SEED + 1})" in notes[0]
+    assert len(notes) == 1 and str(aside) in notes[0] and f"--seed {SEED} (now {SEED + 1})" in notes[0]
     assert f"{len(before.splitlines()) - 1} candidate results" in notes[0]
     header = json.loads(partial.read_text().splitlines()[0])
     assert header["params"]["seed"] == SEED + 1  # the new run's own file
