@@ -188,7 +188,7 @@ def test_a_courtyard_level_of_complete_zones_answers_within_its_limit():
     and solve died of a MemoryError after 19 GB, long past its time limit (an auditor's level).
     The token moves are cut now, and the answer is the best line found, as a bound: by hand,
     the 1x1 at (0, 9) clears row 0 and columns 0-8 (1,200), then the 2x1 (2) and the five
-    tokens kept (500) give 1 + 1,200 + 2 + 500 = 1,703."""
+    tokens kept (500) give 1 + 1,200 + 2 + 500 = 1,703, which CP-SAT proves optimal."""
     level = parse_level({"format": "tenfold.level/1", "id": "m2", "variant": "arabic", "mode": "courtyard",
                          "board": ["#########."] * 10, "trays": [["1x1", "2x1"]], "goals": [{"score": 0}]})
     answer = solve_level(level, time_limit=60)
@@ -196,3 +196,7 @@ def test_a_courtyard_level_of_complete_zones_answers_within_its_limit():
     assert answer.bound >= 1703
     replay = play_solution(level, answer.solution)
     assert replay.ok and replay.score == 1703
+    from solver.campaign_cpsat import solve_level_cpsat
+
+    proven = solve_level_cpsat(level, time_limit=60)  # the other method proves the hand's optimum
+    assert proven.proof == "optimal" and proven.best_score == 1703
