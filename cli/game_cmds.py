@@ -25,7 +25,7 @@ from cli.common import (
 )
 from cli.draw import draw_board
 from cli.tray_cmd import RulesOpt
-from generator.render import stars_text
+from generator.render import field_text, stars_text
 from solver.board import Board, parse_board
 from solver.deals import parse_deals
 from solver.engine import Game, Streak
@@ -173,8 +173,8 @@ def _describe_level(level: Level) -> str:
         f"limit: {level.limit} placements  tokens: {level.tokens}  goals: {goals}",
     ]
     if level.best:
-        lines.append(f"best: {level.best.get('score')} ({level.best.get('proof')})")
-    extras = [f"{name}: {stars_text(level.raw[name]) if name == 'stars' else level.raw[name]}"
+        lines.append(f"best: {field_text(level.best.get('score'))} ({field_text(level.best.get('proof'))})")
+    extras = [f"{name}: {stars_text(level.raw[name]) if name == 'stars' else field_text(level.raw[name])}"
               for name in ("grade", "stars") if name in level.raw]
     if extras:
         lines.append("  ".join(extras))

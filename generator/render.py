@@ -83,10 +83,15 @@ def frames_data(level: Level) -> list[dict[str, Any]] | None:
     ]
 
 
+def field_text(value: Any) -> str:
+    """A level field shown as it reads: text as it is, any other value as JSON spells it."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def stars_text(stars: Any) -> str:
     """``stars`` as the pack gives it: a count, a list of score thresholds, or anything else as JSON."""
     if isinstance(stars, bool):
-        return str(stars)
+        return json.dumps(stars)
     if isinstance(stars, int):
         return "★" * stars if 0 <= stars <= 10 else str(stars)
     if isinstance(stars, list) and all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in stars):
@@ -103,7 +108,7 @@ def level_section(level: Level, has_frames: bool) -> str:
     e = html.escape
     facts = [f"<span>{e(level.variant.name)} · {e(level.mode)}</span>"]
     if "grade" in level.raw:
-        facts.append(f"<span class=\"grade\">grade: {e(str(level.raw['grade']))}</span>")
+        facts.append(f"<span class=\"grade\">grade: {e(field_text(level.raw['grade']))}</span>")
     facts.append(f"<span class=\"goals\">goals: {e(goals_text(level))}</span>")
     if "stars" in level.raw:
         facts.append(f"<span class=\"stars\">stars: {e(stars_text(level.raw['stars']))}</span>")

@@ -11,7 +11,7 @@ import random
 from collections.abc import Sequence
 
 from .errors import FormatError, RulesError
-from .jsontext import load_json
+from .jsontext import json_value, load_json
 from .pieces import get_piece
 from .variants import Variant
 
@@ -86,7 +86,7 @@ def parse_deals(text: str, where: str) -> ScriptedDeals:
 
     def tray(items, at: str, item_at) -> list[str]:
         if not isinstance(items, list) or not 1 <= len(items) <= TRAY_SIZE:
-            raise FormatError(f"{where}: {at}: expected a tray of 1 to {TRAY_SIZE} piece ids, got {items!r}")
+            raise FormatError(f"{where}: {at}: expected a tray of 1 to {TRAY_SIZE} piece ids, got {json_value(items)}")
         return [piece(p, item_at(j)) for j, p in enumerate(items)]
 
     stripped = text.lstrip()

@@ -18,7 +18,7 @@ from .board import Board, parse_board
 from .deals import ScriptedDeals
 from .engine import Game, Streak
 from .errors import FormatError, TenfoldError, clipped
-from .jsontext import json_kind
+from .jsontext import json_kind, json_value
 from .moves import Move, Placement, TokenUse, parse_moves
 from .pieces import canonical_ids
 from .spelling import SpelledDeals, spell_moves
@@ -41,7 +41,19 @@ def _validator(name: str):
     return strict(schema)
 
 
-ONE_LINE = "^[^\\n\\r\\t]+$"  # the schemas' pattern for ids, which one-line outputs, URLs and file names show
+# the schemas' pattern for ids, which one-line outputs, URLs and file names show: no line break or tab
+ONE_LINE = "^[^\\n\\r\\t\\u0085\\u2028\\u2029]+$"
+
+
+def _json_spelled(message: str, instance: Any, expected: Any) -> str:
+    """A jsonschema message with the value it quotes first (and the schema's value it names, as
+    an enum's list) spelled as JSON spells them."""
+    head = repr(instance)
+    if message.startswith(head):
+        message = json_value(instance) + message[len(head):]
+    if isinstance(expected, (list, dict, bool)) or expected is None:
+        message = message.replace(repr(expected), json.dumps(expected))
+    return message
 
 
 def _where(path) -> str:
@@ -60,6 +72,8 @@ def validate_schema(data: Any, name: str, where: str) -> None:
             message = f"expected {json.dumps(err.validator_value)}, got {clipped(json.dumps(err.instance))}"
         elif err.validator == "pattern" and err.validator_value == ONE_LINE:  # ids: one line of text
             message = f"expected one line of text (no line break or tab), got {clipped(json.dumps(err.instance))}"
+        else:  # jsonschema writes the values in Python's spelling: None, True, ['a'], {'k': 1}
+            message = _json_spelled(message, err.instance, err.validator_value)
         raise FormatError(f"{where}: field {_where(err.absolute_path)}: {clipped(message, 240)}")
 
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from .bitboard import SIZE, Bitboard, bb_cell
 from .errors import RulesError, TenfoldError, clipped
+from .jsontext import json_value
 
 # id -> mask text, rows separated by "/". The only place shapes are written.
 _SHAPES: dict[str, str] = {
@@ -119,7 +120,7 @@ def get_piece(piece_id: str) -> Piece:
     """A canonical id, or a custom ``#``/``.`` mask (its id is its canonical mask text) that
     fits the 10x10 board."""
     if not isinstance(piece_id, str):  # checked before the cache, which cannot hash a list
-        raise RulesError(f"piece id must be a string, got {piece_id!r}")
+        raise RulesError(f"piece id must be a string, got {json_value(piece_id)}")
     return _get_piece(piece_id)
 
 

@@ -445,7 +445,7 @@ def test_an_export_to_a_symbolic_link_replaces_the_file_it_points_to(tmp_path):
 
 
 @pytest.mark.parametrize("changes, needles", [
-    ({"limit": 10 ** 4000}, ("field limit", "(3,8", "characters)", "greater than the maximum of 1000000")),
+    ({"limit": 10 ** 4000}, ("field limit", "(3,9", "characters)", "greater than the maximum of 1000000")),
     ({"trays": [["#" * 5000]]}, ("trays[0][0]", "(4,9", "characters)", "5000 wide")),
 ])
 def test_a_huge_value_is_clipped_in_its_message(tmp_path, changes, needles):
@@ -854,6 +854,22 @@ def test_messages_spell_values_as_json_does(tmp_path):
                      "field 'row' must be an integer, got null")
     moves = write(tmp_path, "moves.json", [{"piece": "1x1", "row": True, "col": 0}])
     assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", moves]), "got true")
+    moves = write(tmp_path, "moves.json", [{"piece": None, "row": 0, "col": 0}])
+    assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", moves]),
+                     "--moves[0]: piece id must be a string, got null")
+    deals = write(tmp_path, "deals.txt", "1x1 1x1 1x1 1x1\n")
+    assert_bad_input(runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals", deals]),
+                     'expected a tray of 1 to 3 piece ids, got ["1x1", "1x1", "1x1", "1x1"]')
+    for change, needle in [({"variant": None}, 'field variant: null is not one of ["halloween", "arabic", "sudoku"]'),
+                           ({"trays": False}, "field trays: false is not of type 'array'"),
+                           ({"goals": [{"score": 5, "pumpkins": True}]},
+                            'field goals[0]: {"score": 5, "pumpkins": true} has too many properties')]:
+        assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "level.json", {**level_data(), **change})]),
+                         needle)
+    shown = runner.invoke(app, ["show", write(tmp_path, "level.json", {
+        **level_data(), "best": {"score": None, "proof": "infeasible"}, "grade": None, "stars": True})])
+    assert shown.exit_code == 0
+    assert "best: null (infeasible)" in shown.stdout and "grade: null  stars: true" in shown.stdout
 
 
 def test_a_tab_or_space_inside_a_board_row_is_named_and_a_missing_board_file_is_said(tmp_path):
@@ -886,7 +902,7 @@ def test_a_key_given_twice_in_one_object_is_refused(tmp_path):
 
 def test_an_id_is_one_line_of_text(tmp_path):
     """Ids show in one-line outputs (verify's line per level), URLs and file names."""
-    for bad in ("a\nb", "tab\there"):
+    for bad in ("a\nb", "tab\there", "a\u2028b", "a\u0085b"):
         assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "id.json", level_data(id=bad))]),
                          "field id: expected one line of text (no line break or tab), got " + json.dumps(bad))
 
