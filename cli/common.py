@@ -14,7 +14,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 import typer
 
@@ -208,6 +208,18 @@ def variant_arg(name: str) -> Variant:
 
 def emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, sort_keys=False))
+
+
+@contextmanager
+def naming_option(what: str) -> Iterator[None]:
+    """A file-system error inside (one that names a path: a folder that cannot be made, a file
+    that cannot be written) as bad input of option ``what``, which the bare error left unsaid."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is None:
+            raise
+        raise FormatError(f"{what}: {clipped(str(err.filename), 120)}: {err.strerror or err}") from None
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (cli_errors, out_path, read_json_arg, source_name, write_atomically,
+from cli.common import (cli_errors, naming_option, out_path, read_json_arg, source_name, write_atomically,
                         write_files_atomically)
 from generator.export import FORMATS, export_files
 from generator.render import pack_page
@@ -45,7 +45,8 @@ def export(
     files = export_files(item, fmt, out, solution, level)
     if source != "-":
         refuse_overwriting(files, Path(source))
-    write_files_atomically(files)
+    with naming_option("--out"):
+        write_files_atomically(files)
     typer.echo(f"wrote {len(files)} file{'s' if len(files) != 1 else ''}: {', '.join(str(p) for p in files)}"
                if len(files) <= 4 else f"wrote {len(files)} files to {out}")
 
@@ -73,7 +74,8 @@ def render(
     if out.exists() and not out.is_dir():
         raise FormatError(f"--out: {out} is a file, expected a folder")
     page = out / "index.html"
-    write_atomically(page, pack_page(item))
+    with naming_option("--out"):
+        write_atomically(page, pack_page(item))
     typer.echo(f"wrote {page}")
 
 

@@ -10,7 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import cli_errors, interrupted, out_path, progress, refuse_file_in_path, searching, write_atomically
+from cli.common import (cli_errors, interrupted, naming_option, out_path, progress, refuse_file_in_path, searching,
+                        write_atomically)
 from generator.grade import GRADE_NAMES
 from generator.pack import Interrupted, PackReport, generate_pack
 from generator.recipes import RECIPES
@@ -35,7 +36,8 @@ def generate(
     out = out_path(out)
     if out.is_dir():  # found now, not after the whole run
         raise FormatError(f"--out: {out} is a folder; expected the pack's file name")
-    refuse_file_in_path(out)
+    with naming_option("--out"):
+        refuse_file_in_path(out)
     with searching("generating", status=False) as interrupt, \
             progress(length=count, label=f"{kind} levels") as bar:
         shown = [0]
@@ -48,14 +50,16 @@ def generate(
         stopped = None
         started = time.perf_counter()
         try:
-            report = generate_pack(kind, count, seed, out, trays, difficulty, workers, backend, scheduler,
-                                   on_candidate, stop=lambda: interrupt.requested,
-                                   note=lambda text: typer.echo(f"note: {text}", err=True))
+            with naming_option("--out"):  # the partial file beside OUT, its folders made at the start
+                report = generate_pack(kind, count, seed, out, trays, difficulty, workers, backend, scheduler,
+                                       on_candidate, stop=lambda: interrupt.requested,
+                                       note=lambda text: typer.echo(f"note: {text}", err=True))
         except Interrupted as err:  # said once the progress bar has closed
             stopped = err
     if stopped is not None:
         interrupted(f"{stopped.kept} candidate results kept in {stopped.partial}; the same command resumes from them")
-    write_atomically(out, json.dumps(report.pack, indent=1, sort_keys=False) + "\n")
+    with naming_option("--out"):
+        write_atomically(out, json.dumps(report.pack, indent=1, sort_keys=False) + "\n")
     Path(str(out) + ".partial.jsonl").unlink(missing_ok=True)
     typer.echo(closing_table(report, out, time.perf_counter() - started))
 

@@ -613,9 +613,14 @@ def test_an_empty_pack_an_empty_out_and_a_file_in_the_path_are_named(tmp_path):
     for args in (["export", level, "--format", "json", "--out", str(blocker / "x.json")],
                  ["render", level, "--out", str(blocker / "site")],
                  ["generate", "sultan", "--count", "1", "--seed", "1", "--out", str(blocker / "p.json")]):
-        assert_bad_input(runner.invoke(app, args), str(blocker), "is a file, not a folder")
+        assert_bad_input(runner.invoke(app, args), f"error: --out: {blocker}: is a file, not a folder")
     assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == [
         "blocker", "empty.json", "level.json"]
+    nowhere = "/proc/tenfold-nowhere"  # a folder no one can make, root included (Linux)
+    for args in (["export", level, "--format", "json", "--out", f"{nowhere}/x.json"],
+                 ["render", level, "--out", f"{nowhere}/site"],
+                 ["generate", "sultan", "--count", "1", "--seed", "1", "--out", f"{nowhere}/p.json"]):
+        assert_bad_input(runner.invoke(app, args), f"error: --out: {nowhere}", "No such file or directory")
 
 
 @pytest.mark.parametrize("command", [["show"], ["solve"], ["verify"], ["export", "--format", "json", "--out", "OUT"]])
