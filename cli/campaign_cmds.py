@@ -21,7 +21,7 @@ def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
     name = source_name(path)
     item = parse_level_or_pack(read_json_arg(path, name), name)
     if level_id is not None:
-        return [pick_level(item, level_id, path)], True
+        return [pick_level(item, level_id, name)], True
     if isinstance(item, Pack):
         if not item.levels:
             raise FormatError(f"{path}: field levels: pack {item.id!r} has no levels")

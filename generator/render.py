@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from solver.bitboard import SIZE
+from solver.jsontext import json_value
 from solver.level import Level, Pack
 
 from .canvas import to_svg
@@ -85,7 +86,7 @@ def frames_data(level: Level) -> list[dict[str, Any]] | None:
 
 def field_text(value: Any) -> str:
     """A level field shown as it reads: text as it is, any other value as JSON spells it."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else json_value(value)
 
 
 def stars_text(stars: Any) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, CampaignAnswer, solve_level
+from .jsontext import json_value
 from .level import Level, play_solution
 
 
@@ -69,11 +70,6 @@ def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
     return verdict
 
 
-def _spell(value) -> str:
-    """A claim's value as the level file writes it (null, not Python's None)."""
-    return "null" if value is None else str(value)
-
-
 def claimed_score(best: dict):
     """The best score a claim stands for: ``infeasible`` claims none, whatever its score says."""
     return None if best.get("proof") == PROOF_INFEASIBLE else best.get("score")
@@ -84,15 +80,15 @@ def _check_proven(verdict: Verdict, best: dict, answer: CampaignAnswer) -> None:
     proof, bound = best.get("proof"), best.get("bound")
     claimed = claimed_score(best)
     if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and claimed != answer.best_score:
-        verdict.problems.append(f"best.score: claimed {_spell(claimed)} ({proof}), "
-                                f"the search proves {_spell(answer.best_score)}")
+        verdict.problems.append(f"best.score: claimed {json_value(claimed)} ({proof}), "
+                                f"the search proves {json_value(answer.best_score)}")
     elif proof == PROOF_BOUND and claimed is not None and (answer.best_score is None or claimed > answer.best_score):
-        verdict.problems.append(f"best.score: {claimed} is not reachable (proven best {_spell(answer.best_score)})")
+        verdict.problems.append(f"best.score: {claimed} is not reachable (proven best {json_value(answer.best_score)})")
     # whatever the proof, a bound says nothing scores more: false below a line's score
     if bound is not None and answer.best_score is not None and bound < answer.best_score:
         verdict.problems.append(f"best.bound: {bound} is below the proven best {answer.best_score}")
     if not verdict.problems:
-        verdict.notes.append(f"best {_spell(answer.best_score)} proven ({answer.nodes} nodes)")
+        verdict.notes.append(f"best {json_value(answer.best_score)} proven ({answer.nodes} nodes)")
 
 
 def _check_unproven(verdict: Verdict, best: dict, answer: CampaignAnswer, time_limit: float) -> None:
@@ -107,18 +103,18 @@ def _check_unproven(verdict: Verdict, best: dict, answer: CampaignAnswer, time_l
         verdict.problems.append(f"best.score: claimed {claimed}, but no line scores more than {bound}")
     if found is not None:
         if proof in (PROOF_OPTIMAL, PROOF_INFEASIBLE) and (claimed is None or found > claimed):
-            verdict.problems.append(f"best.score: claimed {_spell(claimed)} ({proof}), a line scores {found}")
+            verdict.problems.append(f"best.score: claimed {json_value(claimed)} ({proof}), a line scores {found}")
         if claimed_bound is not None and claimed_bound < found:
             verdict.problems.append(f"best.bound: {claimed_bound} is below a line's score {found}")
     if len(verdict.problems) > problems:
         return
     if (proof == PROOF_BOUND and claimed is not None and found is not None and found >= claimed
             and (claimed_bound is None or (bound is not None and bound <= claimed_bound))):
-        verdict.notes.append(f"best {claimed} reached (a line scores {found}), bound {_spell(claimed_bound)} "
-                             f"at or above the search's {_spell(bound)}")
+        verdict.notes.append(f"best {claimed} reached (a line scores {found}), bound {json_value(claimed_bound)} "
+                             f"at or above the search's {json_value(bound)}")
         return
-    verdict.open.append(f"best.score: could not re-prove {_spell(claimed)} ({proof}) within {time_limit:g}s "
-                        f"(found {_spell(found)}, bound {_spell(bound)})")
+    verdict.open.append(f"best.score: could not re-prove {json_value(claimed)} ({proof}) within {time_limit:g}s "
+                        f"(found {json_value(found)}, bound {json_value(bound)})")
 
 
 def _check_winnable(verdict: Verdict, answer: CampaignAnswer, time_limit: float) -> None:
