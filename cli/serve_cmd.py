@@ -18,7 +18,7 @@ import typer
 
 from cli.answer_cache import AnswerCache, default_db_path
 from cli.api import MAX_BODY, Api, Response, load_packs
-from cli.common import cli_errors, refuse_empty
+from cli.common import cli_errors, naming_option, refuse_empty
 from solver.errors import FormatError, RulesError, clipped
 
 
@@ -296,10 +296,12 @@ def serve(
     for name, value, expected in (("--packs", packs, "a folder of pack files"), ("--db", db, "an SQLite file")):
         if value is not None:
             refuse_empty(value, name, expected)
-    loaded = load_packs(Path(packs) if packs is not None else default_packs_dir())
+    with naming_option("--packs"):  # a path the file system refuses (too long a name): the option named
+        loaded = load_packs(Path(packs) if packs is not None else default_packs_dir())
     db_path = Path(db) if db is not None else default_db_path()
-    new_db = not db_path.exists()
-    new_folders = [f for f in (db_path.parent, *db_path.parent.parents) if not f.exists()]  # deepest first
+    with naming_option("--db"):
+        new_db = not db_path.exists()
+        new_folders = [f for f in (db_path.parent, *db_path.parent.parents) if not f.exists()]  # deepest first
 
     def leave_nothing_behind() -> None:
         """A server that never ran leaves no empty cache, nor the folders made for it."""

@@ -808,6 +808,16 @@ def test_serve_leaves_no_new_cache_when_it_cannot_listen(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_serve_names_the_option_of_a_path_the_file_system_refuses(tmp_path):
+    """A --packs or --db path with a name too long for the file system gave the file system's
+    error alone (``error: /tmp/aaa...: File name too long``), not which option held it."""
+    long_name = tmp_path / ("a" * 300)
+    for option, value in (("--packs", str(long_name)), ("--db", str(long_name / "cache.db"))):
+        result = runner.invoke(app, ["serve", "--port", "0", option, value])
+        assert_bad_input(result, f"error: {option}: /", ": File name too long")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("command,needles", [
     (["play", "--rules", "sudoku", "--mode", "battle", "--seed", "1"], ["--mode battle: a mode of 2 boards"]),
     (["play", "--rules", "halloween", "--seed", "1", "--time-limit", "2"],
