@@ -185,6 +185,10 @@ class ApiServer(ThreadingHTTPServer):
         super().__init__(address, handler)
         self.api = api
         self._slots = threading.BoundedSemaphore(self.max_connections)
+        # connections holding a slot that no thread has taken over yet: exactly one of the loop
+        # that accepted (if starting the thread fails) and the thread frees it
+        self._handed = threading.Lock()
+        self._untaken: set = set()
         self.stopping = False
         self.under_way = 0  # requests being answered
         self._quiet = threading.Condition()
@@ -225,17 +229,34 @@ class ApiServer(ThreadingHTTPServer):
         if not self._slots.acquire(blocking=False):
             self._busy(request)
             return
+        with self._handed:
+            self._untaken.add(request)
         try:
             super().process_request(request, client_address)
-        except BaseException:  # no thread started: its slot is free again
-            self._slots.release()
+        except BaseException:
+            # Starting the thread failed, or Ctrl-C / SIGTERM came while it started (Thread.start
+            # waits for it): the slot is freed here only if the thread never took it. Freeing it
+            # twice raised ValueError in place of the KeyboardInterrupt, which the accepting loop
+            # then logged and went on: the server did not stop.
+            if self._take(request):
+                self._slots.release()
             raise
 
     def process_request_thread(self, request, client_address) -> None:
+        mine = self._take(request)
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            if mine:
+                self._slots.release()
+
+    def _take(self, request) -> bool:
+        """Whether the caller is the first to take over ``request``'s slot."""
+        with self._handed:
+            if request in self._untaken:
+                self._untaken.remove(request)
+                return True
+            return False
 
     def _busy(self, request) -> None:
         """503 to a connection past ``max_connections``, without reading its request."""
