@@ -53,6 +53,9 @@ def cli_errors(func: Callable) -> Callable:
             where = f" {clipped(str(err.filename), 120)}:" if err.filename else ""
             typer.echo(f"error:{where} {err.strerror or err}", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except KeyboardInterrupt:  # Ctrl-C where the command keeps nothing (typer's exit 130 said nothing)
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
     return wrapper
 
@@ -375,7 +378,7 @@ class SearchStatus:
 class Interrupt:
     """Ctrl-C while a search runs: the first press asks it to stop and answer with what it has
     (a ``bound`` answer with the best line so far, as when its time runs out); a second one
-    aborts (a KeyboardInterrupt: click's "Aborted!"), except inside a compiled search, which
+    aborts (a KeyboardInterrupt: "interrupted", exit 130), except inside a compiled search, which
     stops by itself at its next clock check. A ``watch.WATCHERS`` entry and the SIGINT handler."""
 
     def __init__(self) -> None:
@@ -386,7 +389,7 @@ class Interrupt:
 
     def handle(self, signum, frame) -> None:
         if self.requested and not watch.in_compiled:
-            raise KeyboardInterrupt
+            watch.interrupt(frame)
         self.requested = True
 
 

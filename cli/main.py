@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import typer
@@ -15,6 +16,7 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
 from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
 from cli import ten_cmds
+from solver import watch
 from solver.errors import MESSAGE_MOST, clipped
 
 
@@ -87,6 +89,9 @@ serve_cmd.register(app)
 
 
 def main() -> None:
+    # Ctrl-C as a KeyboardInterrupt, never raised inside a compiled kernel (watch.interrupt);
+    # the console script (cli.entry) handles it while these modules load
+    signal.signal(signal.SIGINT, lambda signum, frame: watch.interrupt(frame))
     app()
 
 

@@ -311,6 +311,16 @@ def serve(
                               "from a browser (default: none)")] = None,
 ) -> None:
     """Serve levels, solutions and hints as an HTTP JSON API."""
+    # a service manager's stop is Ctrl-C from the start: before the server runs, it ends the
+    # command as an interrupt (exit 130) and leaves no new cache behind
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        _serve(host, port, packs, db, verbose, cors_origin)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: bool, cors_origin: str | None) -> None:
     if cors_origin is not None:
         check_origin(cors_origin)
     refuse_empty(host, "--host", "an address to bind, such as 127.0.0.1 (or 0.0.0.0 for every interface)")
@@ -335,28 +345,29 @@ def serve(
             except OSError:
                 break
 
+    cache = None
     try:
         cache = AnswerCache(db_path)
-    except Exception as err:  # sqlite3.Error or OSError: a path the user can fix
-        leave_nothing_behind()
-        raise FormatError(f"--db: cannot open {db_path}: {err}") from None
-    try:
         server = make_server(Api(loaded, cache), host, port, verbose=verbose, cors_origin=cors_origin)
-    except OSError as err:
-        cache.close()
+    except BaseException as err:  # a cache or port the user can fix, or an interrupt: nothing left
+        if cache is not None:
+            cache.close()
         leave_nothing_behind()
-        raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
-    bound_host, bound_port = server.server_address[:2]
-    typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  (cache: {db_path})", err=True)
-    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)  # a service manager's stop: as Ctrl-C
+        if isinstance(err, OSError) and cache is not None:
+            raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+        if isinstance(err, Exception) and cache is None:  # sqlite3.Error or OSError
+            raise FormatError(f"--db: cannot open {db_path}: {err}") from None
+        raise
     try:
+        bound_host, bound_port = server.server_address[:2]
+        typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  (cache: {db_path})",
+                   err=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()  # no new connections while the last answers go out
         dropped = server.finish()
-        signal.signal(signal.SIGTERM, previous)
         if dropped:
             print(f"note: stopped with {dropped} request(s) unanswered", file=sys.stderr)
         else:

@@ -937,6 +937,7 @@ class CompiledSearch:
             )
         finally:
             watch.in_compiled -= 1
+        watch.compiled_done()
         (status, best, nodes, path, orig, rm_lo, rm_hi, length, pk_lo, pk_hi, self.tt, self.tt_used) = result
         line = None
         if length >= 0:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import select
 import signal
 import socket
+import sys
 import threading
 from typing import Callable, Optional
 
@@ -31,10 +32,92 @@ in_compiled = 0
 
 CPSAT_TICK = 0.1  # seconds between a CP-SAT solve's ticks
 
+# A Ctrl-C that came while a compiled search ran (``in_compiled``) and that no watcher took: it
+# stops the search at its next clock check, and is raised as a KeyboardInterrupt once the
+# search has returned (``compiled_done``).
+interrupt_pending = False
+_armed = False  # a KeyboardInterrupt waits for the next line outside numba (_raise_at_next_line)
+
+
+def interrupt(frame) -> None:
+    """Ctrl-C's KeyboardInterrupt, from a SIGINT handler given the ``frame`` it interrupted,
+    raised where Python can unwind it.
+
+    A kernel compiled by numba calls back into Python code while it runs (to unpickle a
+    constant, such as the dtype of an array it returns), and a signal handler often runs
+    there: an exception raised in that callback is not unwound through the compiled code, which
+    then fails with a SystemError or crashes the process (a segmentation fault, seen when
+    ``play`` was interrupted). Numba's compiler, interrupted, can fail later in the same way
+    (``RuntimeError: no compiled object yet``). So wherever numba's code is on the stack, the
+    interrupt is raised instead at the next line of Python outside it: once the kernel has
+    returned (or compiled). Inside a compiled search (``in_compiled``) it waits for the search
+    to return, as its watchers do not stop it."""
+    global interrupt_pending
+    if in_compiled:
+        interrupt_pending = True
+    elif _inside_numba(frame):
+        _raise_at_next_line(frame)
+    else:
+        raise KeyboardInterrupt
+
+
+def compiled_done() -> None:
+    """After a compiled search returns (``in_compiled`` counted down): a Ctrl-C it held back."""
+    global interrupt_pending
+    if interrupt_pending and not in_compiled:
+        interrupt_pending = False
+        raise KeyboardInterrupt
+
+
+def _numba_frame(frame) -> bool:
+    return "/numba/" in frame.f_code.co_filename.replace("\\", "/")
+
+
+def _inside_numba(frame) -> bool:
+    """Whether ``frame`` or a frame that called it is numba's (its compiler, or a callback from
+    compiled code into Python: the compiled code itself has no frame)."""
+    while frame is not None:
+        if _numba_frame(frame):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _raise_at_next_line(frame) -> None:
+    """KeyboardInterrupt at the next line (or return) of a frame that called numba, as a debugger
+    stops: a trace function on each frame that called numba's outermost frame (and a global one,
+    without which CPython calls none of them), all removed when it fires."""
+    global _armed
+    if _armed:  # (a second Ctrl-C before the first was raised)
+        return
+    _armed = True
+    previous = sys.gettrace()
+    below = frame  # the frames that called numba's outermost one (whatever numba called, llvmlite
+    while frame is not None:  # in its compiler for one, must not be interrupted either)
+        if _numba_frame(frame):
+            below = frame.f_back
+        frame = frame.f_back
+    kept = []
+    while below is not None:
+        kept.append((below, below.f_trace))
+        below = below.f_back
+
+    def fire(frame, event, arg):
+        global _armed
+        _armed = False
+        sys.settrace(previous)
+        for traced, trace in kept:
+            traced.f_trace = trace
+        raise KeyboardInterrupt
+
+    for traced, _ in kept:
+        traced.f_trace = fire
+    sys.settrace(previous or (lambda frame, event, arg: None))
+
 
 def tick(nodes: int, best: int | None) -> bool:
     """Tell every watcher; True when one asks the search to stop."""
-    stop = False
+    stop = interrupt_pending
     for watch in WATCHERS:
         stop = bool(watch(node_base + nodes, best)) or stop
     return stop
