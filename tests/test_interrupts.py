@@ -142,6 +142,12 @@ def test_the_console_script_runs_through_its_entry():
     assert done.returncode == 0 and done.stdout.startswith("tenfold "), done.stderr
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def test_play_interrupted_mid_game_says_interrupted():
     """``play --policy expert`` spends its time in compiled kernels; Ctrl-C mid-game ends it with
     ``interrupted`` and exit 130 (it was a SystemError traceback or a segmentation fault in 14 of
@@ -149,7 +155,11 @@ def test_play_interrupted_mid_game_says_interrupted():
     tenfold = str(Path(sys.executable).with_name("tenfold"))
     proc = subprocess.Popen([tenfold, "play", "--rules", "halloween", "--seed", "21", "--policy", "expert",
                              "--trays", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)  # loaded and playing (a game of 100,000 trays does not end first)
+    # loaded and playing (a game of 100,000 trays does not end first): the process has used 3 s
+    # of CPU, about thrice its start-up, however loaded the machine
+    deadline = time.monotonic() + 120
+    while cpu_seconds(proc.pid) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
