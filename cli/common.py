@@ -53,9 +53,8 @@ def cli_errors(func: Callable) -> Callable:
             where = f" {clipped(str(err.filename), 120)}:" if err.filename else ""
             typer.echo(f"error:{where} {err.strerror or err}", err=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
-        except KeyboardInterrupt:  # Ctrl-C where the command keeps nothing (typer's exit 130 said nothing)
-            typer.echo("interrupted", err=True)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except KeyboardInterrupt:  # Ctrl-C where the command keeps nothing
+            interrupted()
 
     return wrapper
 
@@ -429,7 +428,12 @@ def searching(label: str, status: bool = True, scores: bool = True):
             signal.signal(signal.SIGINT, previous)
 
 
-def interrupted(what: str) -> None:
+def interrupted(what: str = "") -> None:
     """Say what an interrupted command got done, and exit 130."""
-    typer.echo(f"interrupted: {what}", err=True)
+    global interrupt_said
+    interrupt_said = True
+    typer.echo(f"interrupted: {what}" if what else "interrupted", err=True)
     raise typer.Exit(EXIT_INTERRUPTED)
+
+
+interrupt_said = False  # whether ``interrupted`` spoke (typer's own exit 130 for Ctrl-C says nothing)

@@ -22,5 +22,8 @@ def main() -> None:
         sys.exit(EXIT_INTERRUPTED)
     try:
         run_command()
+    except KeyboardInterrupt:  # one that landed outside the command (in typer, or on the way out)
+        print("interrupted", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
     finally:  # the command is done: a Ctrl-C now, as the interpreter shuts down, would kill the
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # process (status -2) after its work was done

@@ -15,7 +15,8 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
 
 from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
-from cli import ten_cmds
+from cli import common, ten_cmds
+from cli.common import EXIT_INTERRUPTED
 from solver import watch
 from solver.errors import MESSAGE_MOST, clipped
 
@@ -28,6 +29,7 @@ class OneLineErrors(TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        common.interrupt_said = False
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click_errors.NoArgsIsHelpError:
@@ -43,6 +45,9 @@ class OneLineErrors(TyperGroup):
             typer.echo("Aborted!", err=True)
             sys.exit(1)
         # a command's return value, or the code of the typer.Exit it raised
+        if code == EXIT_INTERRUPTED and not common.interrupt_said:
+            # a Ctrl-C before the command ran (typer reads it as exit 130, silently)
+            typer.echo("interrupted", err=True)
         sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -185,3 +185,26 @@ def test_serve_takes_sigterm_while_it_starts(tmp_path, monkeypatch):
     assert result.output == "interrupted\n"
     assert list(tmp_path.iterdir()) == []
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_ctrl_c_before_the_command_runs_says_interrupted(monkeypatch):
+    """A Ctrl-C while typer parses the options, before the command runs: typer turns it into a
+    silent exit 130; the line ``interrupted`` is said (once, also after a command that said its
+    own)."""
+    import typer
+
+    from cli import common
+    from cli.main import OneLineErrors
+
+    try:  # a command that said its own, before (the flag starts afresh with each command)
+        common.interrupted("what it kept")
+    except typer.Exit as done:
+        assert done.exit_code == 130 and common.interrupt_said
+
+    def invoke_interrupted(self, ctx):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(OneLineErrors, "invoke", invoke_interrupted)
+    result = runner.invoke(app, ["tray", "--rules", "halloween", "--tray", "1x1"])
+    assert result.exit_code == 130
+    assert result.output == "interrupted\n"
