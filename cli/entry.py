@@ -7,23 +7,49 @@ import signal
 import sys
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (cli.common's, not imported yet)
+_pressed = False  # Ctrl-C came while the modules loaded
 
 
 def _while_loading(signum, frame) -> None:
+    global _pressed
+    _pressed = True
     raise KeyboardInterrupt  # (no compiled code runs yet; cli.main.main then sets watch.interrupt)
+
+
+def _from_interrupt(err: BaseException | None) -> bool:
+    """Whether ``err`` is a KeyboardInterrupt or was raised from one: Python wraps one raised
+    while a class is made (``__set_name__``) in a RuntimeError."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def _interrupted(when: str) -> None:
+    print(f"interrupted{when}", file=sys.stderr)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def main() -> None:
     signal.signal(signal.SIGINT, _while_loading)
     try:
         from cli.main import main as run_command
-    except KeyboardInterrupt:
-        print("interrupted: before the command started", file=sys.stderr)
-        sys.exit(EXIT_INTERRUPTED)
+    except BaseException as err:
+        if _pressed or _from_interrupt(err):
+            _interrupted(": before the command started")
+        raise
+    if _pressed:  # an interrupt that the import machinery swallowed (a module lock's callback)
+        _interrupted(": before the command started")
     try:
         run_command()
-    except KeyboardInterrupt:  # one that landed outside the command (in typer, or on the way out)
-        print("interrupted", file=sys.stderr)
-        sys.exit(EXIT_INTERRUPTED)
+    except SystemExit:
+        raise
+    except BaseException as err:  # one that landed outside the command (typer building it, or
+        if _from_interrupt(err):  # on the way out), or inside a class being made
+            _interrupted("")
+        raise
     finally:  # the command is done: a Ctrl-C now, as the interpreter shuts down, would kill the
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # process (status -2) after its work was done

@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -110,27 +111,69 @@ def test_an_interrupt_inside_numba_waits_for_its_caller():
     assert raised
 
 
-def test_ctrl_c_while_the_commands_load_says_interrupted():
+@pytest.mark.parametrize("landing", ["raised", "swallowed", "wrapped"])
+def test_ctrl_c_while_the_commands_load_says_interrupted(landing):
     """A Ctrl-C while ``cli.main`` and what it imports (numpy, numba, OR-Tools) load: the
     console script's entry (``cli.entry``) says so and exits 130, no traceback. Made to land
-    there by an import hook that interrupts the import of ``cli.main``."""
+    there by an import hook that interrupts the import of ``cli.main``; the interrupt fuzz also
+    saw one swallowed by the import machinery (a module lock's callback: the command then ran
+    to the end) and one wrapped in a RuntimeError (raised while a class was made)."""
     code = """
-import os, signal, sys
+import os, signal, sys, time
+LANDING = %r
 class InterruptTheImport:
     def find_spec(self, name, path=None, target=None):
         if name == "cli.main":
-            os.kill(os.getpid(), signal.SIGINT)
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(1)
+            except KeyboardInterrupt as err:
+                if LANDING == "raised":
+                    raise
+                if LANDING == "wrapped":
+                    raise RuntimeError("Error calling __set_name__ on 'Field' instance") from err
         return None
 from cli.entry import main
 sys.meta_path.insert(0, InterruptTheImport())
 sys.argv = ["tenfold", "--version"]
 main()
-"""
+""" % landing
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 130, done.stderr
     assert done.stderr == "interrupted: before the command started\n"
     assert done.stdout == ""
+
+
+def test_an_interrupt_wrapped_or_outside_the_command_says_interrupted(monkeypatch, capsys):
+    """A KeyboardInterrupt that escapes the command (typer building it) or comes wrapped in a
+    RuntimeError (Python's, for one raised while a class is made): 'interrupted', exit 130."""
+    import cli.entry as entry
+    import cli.main
+
+    for failure in (KeyboardInterrupt(), RuntimeError("Error calling __set_name__")):
+        if isinstance(failure, RuntimeError):
+            failure.__cause__ = KeyboardInterrupt()
+
+        def run(failure=failure):
+            raise failure
+
+        monkeypatch.setattr(cli.main, "main", run)
+        previous = signal.getsignal(signal.SIGINT)
+        try:
+            entry.main()
+        except SystemExit as done:
+            assert done.code == 130
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        assert capsys.readouterr().err == "interrupted\n"
+    monkeypatch.setattr(cli.main, "main", lambda: (_ for _ in ()).throw(ValueError("a bug")))
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(ValueError):  # anything else is not taken for an interrupt
+            entry.main()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_the_console_script_runs_through_its_entry():
