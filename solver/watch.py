@@ -50,8 +50,8 @@ def interrupt(frame) -> None:
     ``play`` was interrupted). Numba's compiler, interrupted, can fail later in the same way
     (``RuntimeError: no compiled object yet``). So wherever numba's code is on the stack, the
     interrupt is raised instead at the next line of Python outside it: once the kernel has
-    returned (or compiled). Inside a compiled search (``in_compiled``) it waits for the search
-    to return, as its watchers do not stop it."""
+    returned (or compiled). Inside a compiled search (``in_compiled``) it stops the search at
+    its next clock check (``tick``) and is raised once the search has returned."""
     global interrupt_pending
     if in_compiled:
         interrupt_pending = True
