@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator, TextIO
 
 import typer
 
+from cli.entry import EXIT_INTERRUPTED  # (defined where nothing else is loaded yet)
 from solver import watch
 from solver.board import SIZE, Board, parse_board
 from solver.errors import MESSAGE_MOST, FormatError, RulesError, TenfoldError, clipped
@@ -25,7 +26,6 @@ from solver.jsontext import load_json
 from solver.variants import Mode, Variant, find_variant
 
 EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 STATUS_EVERY = 0.25  # seconds between redraws of a search's live status line
 MAX_TOKENS = 1000  # the most tokens an option takes (a level file's "tokens" has the same cap)
 MAX_STREAK = 1000  # the longest streak carried in

@@ -6,7 +6,7 @@ from __future__ import annotations
 import signal
 import sys
 
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (cli.common's, not imported yet)
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (every command's; cli.common reads it here)
 _pressed = False  # Ctrl-C came while the modules loaded
 
 

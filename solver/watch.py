@@ -55,10 +55,11 @@ def interrupt(frame) -> None:
     global interrupt_pending
     if in_compiled:
         interrupt_pending = True
-    elif _inside_numba(frame):
-        _raise_at_next_line(frame)
     else:
-        raise KeyboardInterrupt
+        outermost = _outermost_numba(frame)
+        if outermost is None:
+            raise KeyboardInterrupt
+        _raise_at_next_line(outermost.f_back)
 
 
 def compiled_done() -> None:
@@ -73,34 +74,31 @@ def _numba_frame(frame) -> bool:
     return "/numba/" in frame.f_code.co_filename.replace("\\", "/")
 
 
-def _inside_numba(frame) -> bool:
-    """Whether ``frame`` or a frame that called it is numba's (its compiler, or a callback from
-    compiled code into Python: the compiled code itself has no frame)."""
+def _outermost_numba(frame):
+    """The outermost of numba's frames among ``frame`` and those that called it (its compiler,
+    or a callback from compiled code into Python: the compiled code itself has no frame), or
+    None. Whatever numba called (llvmlite, in its compiler) must not be interrupted either."""
+    outermost = None
     while frame is not None:
         if _numba_frame(frame):
-            return True
+            outermost = frame
         frame = frame.f_back
-    return False
+    return outermost
 
 
 def _raise_at_next_line(frame) -> None:
-    """KeyboardInterrupt at the next line (or return) of a frame that called numba, as a debugger
-    stops: a trace function on each frame that called numba's outermost frame (and a global one,
-    without which CPython calls none of them), all removed when it fires."""
+    """KeyboardInterrupt at the next line (or return) of ``frame`` or a frame that called it, as
+    a debugger stops: a trace function on each (and a global one, without which CPython calls
+    none of them), all removed when it fires."""
     global _armed
     if _armed:  # (a second Ctrl-C before the first was raised)
         return
     _armed = True
     previous = sys.gettrace()
-    below = frame  # the frames that called numba's outermost one (whatever numba called, llvmlite
-    while frame is not None:  # in its compiler for one, must not be interrupted either)
-        if _numba_frame(frame):
-            below = frame.f_back
-        frame = frame.f_back
     kept = []
-    while below is not None:
-        kept.append((below, below.f_trace))
-        below = below.f_back
+    while frame is not None:
+        kept.append((frame, frame.f_trace))
+        frame = frame.f_back
 
     def fire(frame, event, arg):
         global _armed
