@@ -529,10 +529,11 @@ HIDDEN_SECOND_ROUND_WIN = {
 def test_hidden_default_depth_reaches_into_the_second_round():
     """An independent auditor's position: white places its last tile (the drawn 3), black its
     last, and white's first move of the second round wins for certain (at ply 3). The default
-    depth is 4 as documented, not the 2 tiles left, which reported a win chance of 0."""
+    depth is 4 as documented, not the 2 tiles left, which reported a win chance of 0 (the
+    deepening stops at the depth that settles it, 3)."""
     position = parse_position(HIDDEN_SECOND_ROUND_WIN)
     default = solve_hidden(position)
-    assert (default.depth, default.result, default.win_probability) == (4, "win", 1)
+    assert (default.depth, default.result, default.win_probability) == (3, "win", 1)
     assert solve_hidden(position, 2).win_probability == 0  # within the placements alone: no win
     assert solve_hidden(position, 3).win_probability == 1
     assert default.pv == solve_hidden(position, 3).pv
@@ -564,4 +565,34 @@ def test_the_clock_is_read_often_enough_for_slow_second_round_nodes(monkeypatch,
                                "to_move": "white", "tiles": line, **hands}, "line")
     result = (solve_hidden if hidden else solve_open)(position, 8, 1.0)
     assert 16 < result.nodes <= 16 * 12, result.nodes  # (read at every 1,024th node: thousands)
-    assert result.depth >= (0 if hidden else 1)
+    assert result.depth >= 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hidden_time_limit_answers_with_the_deepest_depth_finished(monkeypatch, seed):
+    """The docs' promise for --time-limit (an auditor's case: depth 12 with 3 s answered depth 0,
+    'unknown', though depth 4 takes 0.04 s): the time runs out early in depth 4, and the answer
+    is depth 3's, exactly as a search to depth 3 alone gives it."""
+    import solver.ten.chance as chance_module
+
+    base = random_open_position(seed=900 + seed, tiles_left=20)
+    position = TenPosition(base.tiles, base.to_move, "hidden", stacks=((2, 2, 1), (1, 2, 2)))
+    three = solve_hidden(position, depth=3)
+    four = solve_hidden(position, depth=4)
+    assert four.nodes > three.nodes
+    ticks = {"n": 0}
+    real_tick = chance_module.HiddenSearch._tick
+
+    def tick(self):  # the clock runs out at depth 4's second node (each depth searches afresh)
+        ticks["n"] += 1
+        if ticks["n"] > three.nodes + 1:
+            raise chance_module.SearchTimeout
+        real_tick(self)
+
+    monkeypatch.setattr(chance_module.HiddenSearch, "_tick", tick)
+    result = solve_hidden(position, depth=12, time_limit=1e9)
+    if three.result != "unknown":  # settled at a shallower depth: the deepening stopped there
+        assert (result.depth, result.result) == (three.depth, three.result)
+        return
+    assert (result.depth, result.result, result.win_probability) == (3, "unknown", three.win_probability)
+    assert result.best_by_draw == three.best_by_draw

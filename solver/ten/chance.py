@@ -172,7 +172,9 @@ def solve_hidden(position: TenPosition, depth: int | None = None, time_limit: fl
     With ``drawn`` set the best move is for that tile; otherwise the root is a draw
     and ``best_by_draw`` holds the best move for each value it could draw.
     ``result`` is ``win`` when the probability is 1, ``loss`` when the opponent wins
-    with probability 1, else ``unknown``.
+    with probability 1, else ``unknown``. Iterative deepening, as for open tiles: the
+    answer is the deepest depth finished within ``time_limit`` (or before Ctrl-C), and a
+    depth that settles the game (win or loss) ends the search.
     """
     check_not_over(position)
     if depth is None:
@@ -181,36 +183,59 @@ def solve_hidden(position: TenPosition, depth: int | None = None, time_limit: fl
         raise RulesError(f"--depth: expected 1 to {MAX_DEPTH} plies, got {depth}")
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
+    done = SolveResult("unknown", 0, [], None)
+    nodes = 0
+    for d in range(1, depth + 1):
+        # A fresh search per depth: its memo's entries are per depth, so none would carry over.
+        searches: list[HiddenSearch] = []
+        try:
+            found = _solve_depth(position, d, deadline, history, searches)
+        except SearchTimeout:
+            break
+        finally:
+            nodes += sum(search.nodes for search in searches)
+        done = found
+        if found.result != "unknown":
+            break
+    done.nodes = nodes
+    done.seconds = time.perf_counter() - start
+    return done
+
+
+def _solve_depth(position: TenPosition, depth: int, deadline: float | None, history: dict | None,
+                 searches: list[HiddenSearch]) -> SolveResult:
+    """``solve_hidden`` at one depth; raises SearchTimeout. ``searches`` gets each search made
+    (for their node counts, also when the time runs out)."""
     mover = position.to_move
     search = HiddenSearch(position, mover, deadline, history)
+    searches.append(search)
     pv: list = []
     best_by_draw: dict[int, TenMove] = {}
-    try:
-        if position.drawn is not None:
-            probability, cell = search.place(depth, position.drawn)
-            x, y = search.field.coord(cell)
-            pv = [(mover, TenMove(x, y, position.drawn))]
-        elif position.hand_size(mover) == 0:
-            probability = search.relocate(depth)
-        else:
-            probability = ZERO
-            stack = search.stacks[mover]
-            total = sum(stack)
-            for v in VALUES:
-                count = stack[v - 1]
-                if count:
-                    stack[v - 1] -= 1
+    if position.drawn is not None:
+        probability, cell = search.place(depth, position.drawn)
+        x, y = search.field.coord(cell)
+        pv = [(mover, TenMove(x, y, position.drawn))]
+    elif position.hand_size(mover) == 0:
+        probability = search.relocate(depth)
+    else:
+        probability = ZERO
+        stack = search.stacks[mover]
+        total = sum(stack)
+        for v in VALUES:
+            count = stack[v - 1]
+            if count:
+                stack[v - 1] -= 1
+                try:
                     chance, cell = search.place(depth, v)
+                finally:
                     stack[v - 1] += 1
-                    probability += Fraction(count, total) * chance
-                    x, y = search.field.coord(cell)
-                    best_by_draw[v] = TenMove(x, y, v)
-    except SearchTimeout:
-        return SolveResult("unknown", 0, [], None, search.nodes, time.perf_counter() - start)
+                probability += Fraction(count, total) * chance
+                x, y = search.field.coord(cell)
+                best_by_draw[v] = TenMove(x, y, v)
     result = "win" if probability == 1 else "unknown"
-    nodes = search.nodes
     if probability == 0:
         rival = HiddenSearch(position, 1 - mover, deadline, history)
+        searches.append(rival)
         try:
             if position.hand_size(mover) == 0:
                 rival_chance = rival.relocate(depth)
@@ -221,7 +246,5 @@ def solve_hidden(position: TenPosition, depth: int | None = None, time_limit: fl
             if rival_chance == 1:
                 result = "loss"
         except SearchTimeout:
-            pass
-        nodes += rival.nodes
-    return SolveResult(result, depth, pv, float(probability), nodes, time.perf_counter() - start,
-                       best_by_draw)
+            pass  # this depth's probability stands; whether the opponent forces a win is not known
+    return SolveResult(result, depth, pv, float(probability), best_by_draw=best_by_draw)
