@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Iterator
@@ -338,7 +339,10 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         """A server that never ran leaves no empty cache, nor the folders made for it."""
         if new_db:
             for leftover in (db_path, Path(f"{db_path}-journal"), Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
-                leftover.unlink(missing_ok=True)
+                try:
+                    leftover.unlink()
+                except OSError:  # none made (or none can be: a file where a folder should be)
+                    pass
         for folder in new_folders:
             try:
                 folder.rmdir()
@@ -347,20 +351,24 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
 
     cache = None
     try:
-        cache = AnswerCache(db_path)
+        cache = _open_cache(db_path, new_db)
         server = make_server(Api(loaded, cache), host, port, verbose=verbose, cors_origin=cors_origin)
-    except BaseException as err:  # a cache or port the user can fix, or an interrupt: nothing left
+    except BaseException as err:  # a cache path or port the user can fix, or an interrupt: nothing left
         if cache is not None:
             cache.close()
         leave_nothing_behind()
-        if isinstance(err, OSError) and cache is not None:
+        if isinstance(err, _NoCache):
+            cause = err.__cause__
+            why = (f"{cause.filename}: {cause.strerror}" if isinstance(cause, OSError) and cause.filename and
+                   cause.strerror else cause)
+            raise FormatError(f"--db: cannot open {db_path}: {why}") from None
+        if isinstance(err, OSError):
             raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
-        if isinstance(err, Exception) and cache is None:  # sqlite3.Error or OSError
-            raise FormatError(f"--db: cannot open {db_path}: {err}") from None
         raise
     try:
         bound_host, bound_port = server.server_address[:2]
-        typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  (cache: {db_path})",
+        kept = f"cache: {db_path}" if cache is not None else "no cache"
+        typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  ({kept})",
                    err=True)
         server.serve_forever()
     except KeyboardInterrupt:
@@ -370,9 +378,28 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         dropped = server.finish()
         if dropped:
             print(f"note: stopped with {dropped} request(s) unanswered", file=sys.stderr)
-        else:
+        elif cache is not None:
             cache.close()  # (with requests still running, the exit closes it)
         typer.echo("stopped", err=True)
+
+
+class _NoCache(Exception):
+    """No cache can be made at the path (a folder that cannot be made, no permission): the
+    user's to fix, so an error naming --db; the cause is the file system's or SQLite's."""
+
+
+def _open_cache(db_path: Path, new_db: bool) -> AnswerCache | None:
+    """The answer cache at ``db_path``, or None: a file there that SQLite cannot use (damaged,
+    not a database, locked past the timeout) is left as it is and the server answers without a
+    cache, with a note, as it does when the cache fails while serving (it only saves work)."""
+    try:
+        return AnswerCache(db_path)
+    except (sqlite3.Error, OSError) as err:
+        if new_db or not db_path.is_file():
+            raise _NoCache from err
+        print(f"note: cannot use the answer cache {db_path} ({type(err).__name__}: {err}); serving without "
+              f"a cache (the file is left as it is)", file=sys.stderr)
+        return None
 
 
 def _stop_on_sigterm(signum, frame) -> None:

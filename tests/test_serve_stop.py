@@ -294,3 +294,47 @@ def test_a_stop_signal_while_a_connection_thread_starts_stops_the_server(monkeyp
         assert server._slots._value == server.max_connections  # its slot freed, and once
     finally:
         server.server_close()
+
+
+def test_a_damaged_cache_at_the_start_is_skipped_with_a_note(tmp_path):
+    """README: a cache that fails (locked, damaged) is skipped with a note, never an error. One
+    damaged before the server started was an error (exit 2, 'file is not a database'; a docs
+    audit's case): the server now answers without a cache and leaves the file as it was."""
+    db = tmp_path / "answers.sqlite3"
+    db.write_bytes(b"garbage, not a database\n")
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    fx.write_json(packs / "fixture.json", fx.pack("fixture-pack"))
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs), "--db", str(db)],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        note, line = proc.stderr.readline(), proc.stderr.readline()
+        assert note.startswith(f"note: cannot use the answer cache {db} (DatabaseError: "), note
+        assert "http://127.0.0.1:" in line and line.rstrip().endswith("(no cache)"), line
+        port = int(line.split("http://127.0.0.1:")[1].split()[0])
+        for _ in range(2):  # asked twice: solved twice, as nothing keeps it
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("POST", "/hint", json.dumps(QUESTION))
+            response = conn.getresponse()
+            assert response.status == 200 and response.getheader("X-Tenfold-Cache") == "miss"
+            assert json.loads(response.read()) == tray_cli_json(QUESTION)
+            conn.close()
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=20)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert db.read_bytes() == b"garbage, not a database\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.sqlite3", "packs"]
+
+
+def test_a_cache_path_that_cannot_be_made_is_an_error_naming_the_option(tmp_path):
+    """Where no cache can be made at all (here a folder that is a file), the user named a wrong
+    path: exit 2, naming --db, and nothing made."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = CliRunner().invoke(app, ["serve", "--port", "0", "--db", str(blocker / "sub" / "answers.sqlite3")])
+    assert result.exit_code == 2 and f"error: --db: cannot open {blocker}/sub/answers.sqlite3: " in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
