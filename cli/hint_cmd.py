@@ -28,7 +28,8 @@ def hint(
     policy: Annotated[str, typer.Option(help="best (the tray's best plan, as tenfold tray) or expert (endless "
                                               "play: points + board evaluation + lookahead)")] = "best",
     time_limit: Annotated[Optional[float], typer.Option(
-        "--time-limit", help="seconds the expert may think (--policy expert; default 1; 0: no lookahead)")] = None,
+        "--time-limit", help="seconds the expert's answer may take (--policy expert; default 1, loading the compiled "
+                            "kernels included, not compiling them after an install; 0: no lookahead)")] = None,
     fixed_rounds: Annotated[bool, typer.Option(
         "--fixed-rounds", help="expert: run every lookahead round whatever the clock, so the same input gets "
                                "the same plan on any machine")] = False,

@@ -104,7 +104,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .board import Board
 from .engine import Game, Streak
+from .jitcache import compile_seconds
 from .lookahead import PlainTrays, StratifiedTrays, blocked_hazard
 from .moves import Move, TokenUse
 from .pieces import get_piece, turned_shapes
@@ -200,7 +202,6 @@ class ExpertPolicy:
             if value is not None}
         self._plan: dict[tuple, Move] = {}
         self._weights: dict[str, dict[str, float]] = {}
-        self._loading = 0.0  # this decision's first-use loading time (``decide``)
 
     # -- the Policy interface ----------------------------------------------
     def __call__(self, game: Game) -> Move | None:
@@ -243,24 +244,21 @@ class ExpertPolicy:
         from .enumerate_jit import enumerate_tray_jit
 
         start = time.perf_counter()
-        self._loading = 0.0  # first-use work below (kernels loaded or compiled): not thinking time
+        compiling = compile_seconds()  # compiling (a cold cache: after an install) is not thinking time
         tray = list(game.tray or ())
         if not tray:
             return Decision([], None, 0, 0, 0)
         variant, board = game.variant, game.board
+        if _first_run("root", variant):  # load the kernels on a tray of one 1x1 first, so that the
+            self._values(enumerate_tray_jit(variant, Board(), game.streak, ["1x1"]), 0)  # timing below: the work
+        began = time.perf_counter()
         states = enumerate_tray_jit(variant, board, game.streak, tray)
         if len(states) == 0:
             return Decision(self._rescue(game), None, 0, 0, 0)
         order, values = self._values(states, board.stones)
         # a guess at what one lookahead tray costs: the enumeration and its values, not the
-        # survival term below, which a lookahead tray does not repeat; timed again on the
-        # process's first decision for the variant, whose first calls also load the compiled kernels
-        self._root_cost = time.perf_counter() - start
-        if _first_run("root", variant):
-            self._loading += self._root_cost
-            began = time.perf_counter()
-            self._values(enumerate_tray_jit(variant, board, game.streak, tray), board.stones)
-            self._root_cost = time.perf_counter() - began
+        # survival term below, which a lookahead tray does not repeat
+        self._root_cost = time.perf_counter() - began
         chances = None  # with the survival term: death chances of order[:len(chances)]
         if self.option("survival", variant) and game.tokens == 0:
             order, values, chances = self._with_survival(states, order, values, board.stones)
@@ -269,10 +267,11 @@ class ExpertPolicy:
             if turn is not None:
                 return Decision([turn], None, len(states), 0, 0)
         chosen, value, rounds, n_cand, deep = order[0], values[0], 0, 1, 0
-        # the time limit counts from the start, less the first use's loading (with a cold numba
-        # cache that compiles for seconds: the first hint after an install had no time left to
-        # look ahead)
-        deadline = start + self._loading + self.time_limit if self.time_limit > 0 else None
+        # the time limit counts from the start, loading the kernels included (a hint's answer
+        # took the limit plus about 0.3 s of loading in a new process: a docs audit), less any
+        # compiling (a cold numba cache compiles for seconds: the first hint after an install
+        # had no time left to look ahead)
+        deadline = start + (compile_seconds() - compiling) + self.time_limit if self.time_limit > 0 else None
         if deadline is not None and (not self.danger_only or self._in_danger(states, order[0], board.stones)):
             chosen, value, rounds, n_cand, deep = self._lookahead(game, states, order, values, deadline, chances)
         return Decision(list(states.plan(chosen)), float(value), len(states), rounds, n_cand, deep)
@@ -316,10 +315,8 @@ class ExpertPolicy:
         variant = states.variant
         k = min(self.option("survival", variant), len(order))
         n = min(max(k, self.option("candidates", variant)), len(order))
-        if _first_run("survival", variant):  # untimed: it builds the tables, loads the kernel
-            began = time.perf_counter()
+        if _first_run("survival", variant):  # it builds the tables, loads the kernel: not timed below
             death_chance(variant, states.lo[order[:1]], states.hi[order[:1]], stones)
-            self._loading += time.perf_counter() - began
         began = time.perf_counter()
         chances = death_chance(variant, states.lo[order[:n]], states.hi[order[:n]], stones)
         self._chance_cost = (time.perf_counter() - began) / max(n, 1)  # seconds per board
@@ -528,9 +525,10 @@ def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: in
          time_limit: float = 1.0, seed: int = 0, fixed_rounds: bool = False) -> dict:
     """The expert's whole plan for one tray, token moves included, within ``time_limit`` seconds.
 
-    Looks ahead on every position (not only tight ones) while the budget lasts;
-    the enumeration and a few milliseconds of bookkeeping are kept out of
-    the lookahead's share. ``fixed_rounds``: every lookahead runs all its rounds whatever the
+    Looks ahead on every position (not only tight ones) while the budget lasts: 85 % of
+    ``time_limit`` from the start, loading the compiled kernels and the enumeration
+    included (compiling them, after an install, is not counted), so the rest covers
+    the last round and the bookkeeping. ``fixed_rounds``: every lookahead runs all its rounds whatever the
     clock, so the same input gets the same plan on any machine (``time_limit`` is then unused).
     """
     start = time.perf_counter()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from pathlib import Path
 
 STAMP_FILE = "numba-sources.stamp"
@@ -75,3 +76,32 @@ def purge_stale(package: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+# --- time spent compiling -------------------------------------------------
+
+_compiling = {"depth": 0, "began": 0.0, "seconds": 0.0, "installed": False}
+
+
+def compile_seconds() -> float:
+    """Seconds this process has spent compiling numba functions so far (cache misses: after an
+    install or an edit). Loading a cached function is not compiling and is not counted, so a
+    time limit that leaves this out still counts everything a warm cache costs. Nested compiles
+    (a callee compiled inside its caller's) count once."""
+    if not _compiling["installed"]:
+        from numba.core import event
+
+        class _Clock(event.Listener):
+            def on_start(self, ev) -> None:
+                if _compiling["depth"] == 0:
+                    _compiling["began"] = time.perf_counter()
+                _compiling["depth"] += 1
+
+            def on_end(self, ev) -> None:
+                _compiling["depth"] -= 1
+                if _compiling["depth"] == 0:
+                    _compiling["seconds"] += time.perf_counter() - _compiling["began"]
+
+        event.register("numba:compile", _Clock())
+        _compiling["installed"] = True
+    return _compiling["seconds"] + (time.perf_counter() - _compiling["began"] if _compiling["depth"] else 0.0)

@@ -105,3 +105,33 @@ def test_compiled_functions_read_constants_only_from_compiled_modules():
                     reads += 1
                     assert origin[name] in compiled, (stem, function.py_func.__name__, name, origin[name])
     assert reads > 0  # the search reads _PARTNER_CHOICES from the pumpkin tests' module
+
+
+def test_compile_seconds_counts_compiling_once_and_not_running():
+    """The expert's time limit leaves out compile_seconds: it grows while numba compiles (a
+    callee compiled inside its caller's compile counts once, not twice) and not while compiled
+    code runs or a compiled function is called again."""
+    import time
+
+    import numba
+
+    from solver.jitcache import compile_seconds
+
+    @numba.njit(cache=False)
+    def inner(x):
+        return x + 1
+
+    @numba.njit(cache=False)
+    def outer(x):
+        return inner(x) * 2
+
+    before = compile_seconds()
+    t0 = time.perf_counter()
+    assert outer(1) == 4  # compiles both, inner inside outer's compile
+    wall = time.perf_counter() - t0
+    compiled = compile_seconds() - before
+    assert 0 < compiled <= wall  # nested: counted once, so no more than the wall time
+    again = compile_seconds()
+    for _ in range(1000):
+        outer(2)
+    assert compile_seconds() == again
