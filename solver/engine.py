@@ -217,15 +217,15 @@ class Game:
         piece = get_piece(move.piece)
         if self.tray is not None and piece.id not in self.tray:
             raise RulesError(
-                f"piece {piece.id} is not in the tray (tray: {', '.join(self.tray) or 'empty'})"
+                f"piece {move.named} is not in the tray (tray: {', '.join(self.tray) or 'empty'})"
             )
-        mask = placement_mask(piece.id, move.row, move.col)
+        mask = placement_mask(piece.id, move.row, move.col, move.named)
         clash = mask & self.board.occupied
         if clash:
             cell = next(scan_cells(clash))
             what = "a stone" if self.board.stones >> cell & 1 else "a tile"
             raise RulesError(
-                f"piece {piece.id} at row {move.row}, col {move.col} overlaps {what} "
+                f"piece {move.named} at row {move.row}, col {move.col} overlaps {what} "
                 f"at row {cell_row(cell)}, col {cell_col(cell)}"
             )
         filled, lines, regions, points = self.outcome(mask)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
@@ -16,6 +16,14 @@ class Placement:
     piece: str
     row: int
     col: int
+    # the piece as the input spelled it, where that is not its id (a mask: ".#/.#" for 2x1), for
+    # messages about the move; not part of the move (equal moves, whatever their spelling)
+    written: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def named(self) -> str:
+        """The piece as a message names it: as written, with its id where they differ."""
+        return self.piece if self.written is None else f"{self.written} ({self.piece})"
 
     def to_json(self) -> dict[str, Any]:
         return {"piece": self.piece, "row": self.row, "col": self.col}
@@ -91,7 +99,9 @@ def parse_move(data: Any, where: str = "move") -> Move:
         if kind == "remove":
             return TokenUse(kind, row=_int_field(data, "row", where), col=_int_field(data, "col", where))
         return TokenUse(kind)
-    return Placement(_piece_field(data, where), _int_field(data, "row", where), _int_field(data, "col", where))
+    piece = _piece_field(data, where)
+    written = data["piece"] if data["piece"] != piece else None
+    return Placement(piece, _int_field(data, "row", where), _int_field(data, "col", where), written)
 
 
 def parse_moves(data: Any, where: str = "moves") -> list[Move]:

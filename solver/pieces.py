@@ -203,12 +203,13 @@ def placements(piece_id: str) -> tuple[Spot, ...]:
     return tuple(result)
 
 
-def placement_mask(piece_id: str, row: int, col: int) -> Bitboard:
-    """The cells the piece covers with its top-left corner at (row, col); error if off the board."""
+def placement_mask(piece_id: str, row: int, col: int, named: str | None = None) -> Bitboard:
+    """The cells the piece covers with its top-left corner at (row, col); error if off the board
+    (naming the piece ``named``, as the move spelled it, if given)."""
     piece = get_piece(piece_id)
     if not (0 <= row <= SIZE - piece.height and 0 <= col <= SIZE - piece.width):
         raise RulesError(
-            f"piece {piece.id} at row {clipped(str(row))}, col {clipped(str(col))} does not fit on the board "
+            f"piece {named or piece.id} at row {clipped(str(row))}, col {clipped(str(col))} does not fit on the board "
             f"(rows 0..{SIZE - piece.height}, cols 0..{SIZE - piece.width} allowed)"
         )
     return placements(piece.id)[row * (SIZE - piece.width + 1) + col].mask

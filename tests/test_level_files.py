@@ -211,6 +211,27 @@ def test_a_level_that_spells_its_own_pieces_is_written_back_as_spelled():
     assert play_solution(parse_level(out), parse_moves(out["solution"])).ok
 
 
+@pytest.mark.parametrize("move,expected", [
+    ({"piece": ".#/.#", "row": 0, "col": 0}, "move 0: illegal: piece .#/.# (2x1) at row 0, col 0 overlaps a tile "
+                                              "at row 0, col 0"),
+    ({"piece": ".#/.#", "row": 9, "col": 0}, "move 0: illegal: piece .#/.# (2x1) at row 9, col 0 does not fit on "
+                                              "the board (rows 0..8, cols 0..9 allowed)"),
+    ({"piece": "###", "row": 5, "col": 5}, "move 0: illegal: piece ### (1x3) is not in the tray (tray: 2x1, 1x1)"),
+    ({"piece": "2x1", "row": 0, "col": 0}, "move 0: illegal: piece 2x1 at row 0, col 0 overlaps a tile at row 0, "
+                                            "col 0"),
+])
+def test_an_illegal_move_is_named_as_written(move, expected):
+    """A docs audit: a solution spelling its piece as a mask got messages naming the canonical
+    id alone ('piece 2x1 at row 0, col 8 overlaps...' for '.#/.#'), which the file never says.
+    The message names it as written, with its id; a move spelled by its id is unchanged."""
+    data = {**copy.deepcopy(LEVEL), "board": ["#" + "." * 9] + ["." * 10] * 9, "trays": [[".#/.#", "1x1"]],
+            "goals": [{"score": 1}], "solution": [move]}
+    data.pop("limit", None)
+    level = parse_level(data)
+    replay = play_solution(level, level.solution)
+    assert not replay.ok and replay.problem == expected
+
+
 def test_spelled_moves_follow_turns_and_redeals():
     """A turned piece is named by its turned id; a rerolled or swapped-in one as the reserve
     spells it."""
