@@ -64,7 +64,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             if not admitted:  # the server is stopping: it answers what it took, nothing new
                 return self._refuse(503, "the server is stopping")
             try:
-                body = self._read_body()
+                body = self._read_body(method)
             except TimeoutError:
                 return self._refuse(408, f"body: shorter than its Content-Length (nothing more came in "
                                          f"{self.timeout} s)")
@@ -77,10 +77,14 @@ class ApiHandler(BaseHTTPRequestHandler):
         self.close_connection = True
         self._send(Response(status, {"error": message}))
 
-    def _read_body(self) -> bytes:
-        """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise."""
+    def _read_body(self, method: str) -> bytes:
+        """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise
+        (a POST with neither: its body would be empty, and a client that meant to send one reads
+        best that the length is missing, not that nothing parses)."""
         lengths = self.headers.get_all("Content-Length") or []
         coding = ",".join(self.headers.get_all("Transfer-Encoding") or []).strip().lower()
+        if method == "POST" and not lengths and not coding:
+            raise BodyError(411, "body: a POST needs a header Content-Length or Transfer-Encoding: chunked")
         if coding:
             if lengths:  # RFC 9112 6.3: both at once is how requests are smuggled past proxies
                 raise BodyError(400, "headers Transfer-Encoding and Content-Length: expected one of them, not both")
@@ -117,10 +121,9 @@ class ApiHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(data)))
         for name, value in response.headers.items():
             self.send_header(name, value)
+        for name, value in cors_headers(self.cors_origin):
+            self.send_header(name, value)
         if self.cors_origin is not None:
-            self.send_header("Access-Control-Allow-Origin", self.cors_origin)
-            if self.cors_origin != "*":
-                self.send_header("Vary", "Origin")
             if "Allow" in response.headers and response.status == 204:  # the answer to a preflight
                 self.send_header("Access-Control-Allow-Methods", response.headers["Allow"])
                 self.send_header("Access-Control-Allow-Headers", "Content-Type")
@@ -134,6 +137,18 @@ class ApiHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:
         if not self.quiet:
             super().log_message(format, *args)
+
+
+def cors_headers(origin: str | None) -> list[tuple[str, str]]:
+    """The CORS headers of every answer with --cors-origin (the busy 503 too): the origin allowed,
+    and the answers' own headers a page may read (browsers show a page only a few by default)."""
+    if origin is None:
+        return []
+    headers = [("Access-Control-Allow-Origin", origin)]
+    if origin != "*":
+        headers.append(("Vary", "Origin"))
+    headers.append(("Access-Control-Expose-Headers", "X-Tenfold-Cache, Retry-After"))
+    return headers
 
 
 class BodyError(Exception):
@@ -263,8 +278,9 @@ class ApiServer(ThreadingHTTPServer):
         """503 to a connection past ``max_connections``, without reading its request."""
         body = json.dumps({"error": f"the server is busy ({self.max_connections} connections open); "
                                     "try again"}).encode("utf-8")
+        cors = "".join(f"{name}: {value}\r\n" for name, value in cors_headers(self.RequestHandlerClass.cors_origin))
         head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n")
+                f"Content-Length: {len(body)}\r\nRetry-After: 1\r\n{cors}Connection: close\r\n\r\n")
         try:  # without blocking the loop that accepts: the answer fits the socket's buffer, and
             request.setblocking(False)  # what of the request has come is read, so that the close
             request.sendall(head.encode("ascii") + body)  # sends the answer rather than a reset

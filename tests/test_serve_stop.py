@@ -41,8 +41,8 @@ class Held(Api):
         return Response(200, {"answered": target})
 
 
-def running(api):
-    server = make_server(api, "127.0.0.1", 0)
+def running(api, cors_origin=None):
+    server = make_server(api, "127.0.0.1", 0, cors_origin=cors_origin)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -250,6 +250,33 @@ def test_connections_past_the_cap_are_answered_503_and_the_slots_come_back(monke
         held[1].request("GET", "/health")  # the connection kept open is still served
         assert held[1].getresponse().status == 200
         held[1].close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_busy_answer_carries_the_cors_headers(monkeypatch):
+    """A browser game on --cors-origin could not read the 503 past the connection cap, nor its
+    Retry-After (a docs audit): the busy answer carries the CORS headers every other answer
+    does, and exposes Retry-After."""
+    from cli.serve_cmd import ApiServer
+
+    monkeypatch.setattr(ApiServer, "max_connections", 1)
+    server = running(Api({}, None), cors_origin="http://localhost:8080")
+    try:
+        held = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
+        held.request("GET", "/health")
+        assert held.getresponse().read()
+        with socket.create_connection(server.server_address[:2], timeout=10) as extra:
+            reply = b""
+            while chunk := extra.recv(4096):
+                reply += chunk
+        head = reply.partition(b"\r\n\r\n")[0].decode("ascii").split("\r\n")
+        assert head[0].startswith("HTTP/1.1 503 ")
+        fields = dict(line.split(": ", 1) for line in head[1:])
+        assert fields["Access-Control-Allow-Origin"] == "http://localhost:8080" and fields["Vary"] == "Origin"
+        assert "Retry-After" in fields["Access-Control-Expose-Headers"].split(", ")
+        held.close()
     finally:
         server.shutdown()
         server.server_close()
