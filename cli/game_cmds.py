@@ -125,9 +125,12 @@ def play(
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
         result = play_game(game, _policy(policy, time_limit, seed, fixed_rounds), trays,
                            on_tray=lambda g: bar.update(1), target=game_mode.target)
-    if json_out:  # the shape issue #8 fixed
-        emit_json({"score": result.score, "trays": result.trays, "over": result.over,
-                   "ms_per_tray": round(result.ms_per_tray, 3)})
+    if json_out:  # the shape issue #8 fixed; a mode with a target score (sprint) says if it ended there
+        answer = {"score": result.score, "trays": result.trays, "over": result.over,
+                  "ms_per_tray": round(result.ms_per_tray, 3)}
+        if game_mode.target is not None:
+            answer["reached"] = result.reached
+        emit_json(answer)
         return
     typer.echo(draw_board(result.game.board))
     typer.echo(f"score: {result.score}"

@@ -138,3 +138,9 @@ def test_sprint_ends_at_the_placement_that_reaches_5000(seed):
     shown = CliRunner().invoke(app, ["play", "--rules", "sudoku", "--mode", "sprint", "--seed", str(seed), "--json"])
     answer = json.loads(shown.stdout)
     assert (answer["score"], answer["trays"], answer["over"]) == (result.score, result.trays, False)
+    assert answer["reached"] is True  # the JSON says why the game ended (a docs audit: it did not)
+    short = CliRunner().invoke(app, ["play", "--rules", "sudoku", "--mode", "sprint", "--seed", str(seed),
+                                     "--trays", "2", "--json"])
+    assert json.loads(short.stdout)["reached"] is False  # stopped at the tray cap before 5,000
+    classic_json = CliRunner().invoke(app, ["play", "--rules", "sudoku", "--seed", str(seed), "--trays", "2", "--json"])
+    assert set(json.loads(classic_json.stdout)) == {"score", "trays", "over", "ms_per_tray"}  # no target: no key
