@@ -42,7 +42,7 @@ from solver.variants import Mode
 def replay(
     rules: RulesOpt,
     moves: Annotated[str, typer.Option(help="JSON file with a flat list of moves, or - for stdin")],
-    board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (default: empty)")] = None,
+    board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (- for stdin; default: empty)")] = None,
     streak: Annotated[int, typer.Option(help="consecutive clearing placements before the first move")] = 0,
     mode: Annotated[Optional[str], typer.Option(help="mode whose token count (and stone count) applies "
                                                      "(default: the variant's)")] = None,
@@ -92,7 +92,8 @@ def play(
         "--time-limit", help="expert: seconds of lookahead per tray, spent when the board gets tight "
                              "(default 0.3; 0: none)")] = None,
     board: Annotated[Optional[str], typer.Option(
-        help="starting board, one-line text or a file (default: empty, or the mode's seeded stones)")] = None,
+        help="starting board, one-line text or a file (- for stdin; default: empty, or the mode's seeded "
+                  "stones)")] = None,
     deals: Annotated[Optional[str], typer.Option(
         help="a file of the trays to deal, in order, instead of the seeded supply: one tray per line "
              "(piece ids separated by spaces or commas), or JSON (a list of trays, or {\"trays\": ..., "

@@ -13,7 +13,7 @@ import typer
 from cli.common import (cli_errors, interrupted, naming_option, out_path, progress, refuse_file_in_path, searching,
                         write_atomically)
 from generator.grade import GRADE_NAMES
-from generator.pack import Interrupted, PackReport, generate_pack
+from generator.pack import MAX_COUNT, MAX_TRAYS, MAX_WORKERS, Interrupted, PackReport, generate_pack
 from generator.recipes import RECIPES
 from solver.errors import FormatError
 
@@ -21,14 +21,14 @@ from solver.errors import FormatError
 @cli_errors
 def generate(
     kind: Annotated[str, typer.Argument(help="sultan or halloween")],
-    count: Annotated[int, typer.Option(help="levels in the pack")],
+    count: Annotated[int, typer.Option(help=f"levels in the pack (1 to {MAX_COUNT:,})")],
     seed: Annotated[int, typer.Option(help="the pack's seed (0 or more): the same seed gives the same file",
                                       min=0)],
     out: Annotated[str, typer.Option(help="where to write the pack JSON")],
     difficulty: Annotated[Optional[str], typer.Option(help="easy, medium, hard or expert (default: a spread)")] = None,
-    trays: Annotated[Optional[int], typer.Option(help="trays per level (default: " + ", ".join(
+    trays: Annotated[Optional[int], typer.Option(help=f"trays per level, 1 to {MAX_TRAYS} (default: " + ", ".join(
         f"{k} {r.default_trays}" for k, r in RECIPES.items()) + ")")] = None,
-    workers: Annotated[int, typer.Option(help="local worker processes")] = 1,
+    workers: Annotated[int, typer.Option(help=f"local worker processes (1 to {MAX_WORKERS})")] = 1,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
 ) -> None:

@@ -24,7 +24,7 @@ METHODS = ("search", "cpsat")
 # The options tray and hint share.
 RulesOpt = Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")]
 TrayOpt = Annotated[str, typer.Option("--tray", help="1-3 piece ids, comma-separated")]
-BoardOpt = Annotated[Optional[str], typer.Option(help="one-line board text or a file (default: empty)")]
+BoardOpt = Annotated[Optional[str], typer.Option(help="one-line board text or a file (- for stdin; default: empty)")]
 StreakOpt = Annotated[int, typer.Option(help="consecutive clearing placements before the tray")]
 TokensOpt = Annotated[int, typer.Option(help="tokens available for a rescue when the tray does not fit")]
 MethodOpt = Annotated[str, typer.Option(help="search or cpsat")]

@@ -47,6 +47,7 @@ GENERATOR_VERSION = "10"
 MAX_CANDIDATES_PER_LEVEL = 400
 MAX_COUNT = 100_000  # levels in one pack
 MAX_WORKERS = 64  # local worker processes: a pool forks them all at once
+MAX_TRAYS = 12  # trays per level
 
 
 @dataclass
@@ -203,8 +204,8 @@ def generate_pack(
         raise RulesError(f"--count: expected 1 to {MAX_COUNT:,}, got {count}")
     if not 1 <= workers <= MAX_WORKERS:
         raise RulesError(f"--workers: expected 1 to {MAX_WORKERS}, got {workers}")
-    if not 1 <= trays <= 12:
-        raise RulesError(f"--trays: expected 1 to 12, got {trays}")
+    if not 1 <= trays <= MAX_TRAYS:
+        raise RulesError(f"--trays: expected 1 to {MAX_TRAYS}, got {trays}")
     if backend not in ("local", "dask"):
         raise RulesError(f"--backend: expected local or dask, got {backend!r}")
     if backend == "dask" and scheduler is None:
