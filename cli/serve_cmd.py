@@ -123,11 +123,11 @@ class ApiHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         for name, value in cors_headers(self.cors_origin):
             self.send_header(name, value)
-        if self.cors_origin is not None:
-            if "Allow" in response.headers and response.status == 204:  # the answer to a preflight
-                self.send_header("Access-Control-Allow-Methods", response.headers["Allow"])
-                self.send_header("Access-Control-Allow-Headers", "Content-Type")
-                self.send_header("Access-Control-Max-Age", "600")
+        if self.cors_origin is not None and "Allow" in response.headers and response.status == 204:
+            # the answer to a preflight
+            self.send_header("Access-Control-Allow-Methods", response.headers["Allow"])
+            self.send_header("Access-Control-Allow-Headers", "Content-Type")
+            self.send_header("Access-Control-Max-Age", "600")
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
@@ -373,11 +373,6 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         if cache is not None:
             cache.close()
         leave_nothing_behind()
-        if isinstance(err, _NoCache):
-            cause = err.__cause__
-            why = (f"{cause.filename}: {cause.strerror}" if isinstance(cause, OSError) and cause.filename and
-                   cause.strerror else cause)
-            raise FormatError(f"--db: cannot open {db_path}: {why}") from None
         if isinstance(err, OSError):
             raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
         raise
@@ -399,20 +394,19 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         typer.echo("stopped", err=True)
 
 
-class _NoCache(Exception):
-    """No cache can be made at the path (a folder that cannot be made, no permission): the
-    user's to fix, so an error naming --db; the cause is the file system's or SQLite's."""
-
-
 def _open_cache(db_path: Path, new_db: bool) -> AnswerCache | None:
     """The answer cache at ``db_path``, or None: a file there that SQLite cannot use (damaged,
     not a database, locked past the timeout) is left as it is and the server answers without a
-    cache, with a note, as it does when the cache fails while serving (it only saves work)."""
+    cache, with a note, as it does when the cache fails while serving (it only saves work).
+    Where no cache can be made at all (a folder that cannot be made, no permission), the path
+    is the user's to fix: an error naming --db."""
     try:
         return AnswerCache(db_path)
     except (sqlite3.Error, OSError) as err:
         if new_db or not db_path.is_file():
-            raise _NoCache from err
+            named = isinstance(err, OSError) and err.filename and err.strerror
+            why = f"{err.filename}: {err.strerror}" if named else err
+            raise FormatError(f"--db: cannot open {db_path}: {why}") from None
         print(f"note: cannot use the answer cache {db_path} ({type(err).__name__}: {err}); serving without "
               f"a cache (the file is left as it is)", file=sys.stderr)
         return None

@@ -159,19 +159,20 @@ def test_an_interrupt_wrapped_or_outside_the_command_says_interrupted(monkeypatc
             raise failure
 
         monkeypatch.setattr(cli.main, "main", run)
-        previous = signal.getsignal(signal.SIGINT)
-        try:
-            entry.main()
-        except SystemExit as done:
-            assert done.code == 130
-        finally:
-            signal.signal(signal.SIGINT, previous)
+        with pytest.raises(SystemExit) as done:
+            run_entry(entry)
+        assert done.value.code == 130
         assert capsys.readouterr().err == "interrupted\n"
     monkeypatch.setattr(cli.main, "main", lambda: (_ for _ in ()).throw(ValueError("a bug")))
+    with pytest.raises(ValueError):  # anything else is not taken for an interrupt
+        run_entry(entry)
+
+
+def run_entry(entry) -> None:
+    """The console script's ``main``, with the SIGINT handler it sets put back after."""
     previous = signal.getsignal(signal.SIGINT)
     try:
-        with pytest.raises(ValueError):  # anything else is not taken for an interrupt
-            entry.main()
+        entry.main()
     finally:
         signal.signal(signal.SIGINT, previous)
 

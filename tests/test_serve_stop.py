@@ -93,6 +93,8 @@ def test_stopping_answers_the_requests_under_way_and_takes_no_new_ones():
 
 
 def serve_process(tmp_path, db: Path):
+    """``tenfold serve`` on a pack of its own and any free port: (process, port, what it wrote to
+    stderr up to its serving line, that line included)."""
     packs = tmp_path / "packs"
     packs.mkdir()
     fx.write_json(packs / "fixture.json", fx.pack("fixture-pack"))
@@ -103,9 +105,21 @@ def serve_process(tmp_path, db: Path):
     proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs), "--db", str(db)],
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    line = proc.stderr.readline()
-    assert "http://127.0.0.1:" in line, line
-    return proc, int(line.split("http://127.0.0.1:")[1].split()[0])
+    said = [proc.stderr.readline()]
+    while said[-1] and "http://127.0.0.1:" not in said[-1]:  # notes come first
+        said.append(proc.stderr.readline())
+    assert "http://127.0.0.1:" in said[-1], said
+    return proc, int(said[-1].split("http://127.0.0.1:")[1].split()[0]), said
+
+
+def ask_hint(port: int, cache: str) -> None:
+    """POST /hint QUESTION: answered as ``tenfold tray`` answers it, with ``cache`` (hit or miss)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("POST", "/hint", json.dumps(QUESTION))
+    response = conn.getresponse()
+    assert response.status == 200 and response.getheader("X-Tenfold-Cache") == cache
+    assert json.loads(response.read()) == tray_cli_json(QUESTION)
+    conn.close()
 
 
 def test_sigterm_stops_the_server_as_ctrl_c_does(tmp_path):
@@ -113,13 +127,8 @@ def test_sigterm_stops_the_server_as_ctrl_c_does(tmp_path):
     the database whole and its write-ahead files gone; a new server answers from it."""
     db = tmp_path / "answers.sqlite3"
     for sig, expected_hit in ((signal.SIGTERM, "miss"), (signal.SIGINT, "hit")):
-        proc, port = serve_process(_fresh(tmp_path, sig), db)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        conn.request("POST", "/hint", json.dumps(QUESTION))
-        response = conn.getresponse()
-        assert response.status == 200 and response.getheader("X-Tenfold-Cache") == expected_hit
-        assert json.loads(response.read()) == tray_cli_json(QUESTION)
-        conn.close()
+        proc, port, _ = serve_process(_fresh(tmp_path, sig), db)
+        ask_hint(port, expected_hit)
         proc.send_signal(sig)
         try:
             err = proc.communicate(timeout=20)[1]
@@ -329,24 +338,13 @@ def test_a_damaged_cache_at_the_start_is_skipped_with_a_note(tmp_path):
     audit's case): the server now answers without a cache and leaves the file as it was."""
     db = tmp_path / "answers.sqlite3"
     db.write_bytes(b"garbage, not a database\n")
-    packs = tmp_path / "packs"
-    packs.mkdir()
-    fx.write_json(packs / "fixture.json", fx.pack("fixture-pack"))
-    tenfold = str(Path(sys.executable).with_name("tenfold"))
-    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs), "--db", str(db)],
-                            stderr=subprocess.PIPE, text=True)
+    proc, port, said = serve_process(tmp_path, db)
     try:
-        note, line = proc.stderr.readline(), proc.stderr.readline()
+        note, line = said
         assert note.startswith(f"note: cannot use the answer cache {db} (DatabaseError: "), note
-        assert "http://127.0.0.1:" in line and line.rstrip().endswith("(no cache)"), line
-        port = int(line.split("http://127.0.0.1:")[1].split()[0])
+        assert line.rstrip().endswith("(no cache)"), line
         for _ in range(2):  # asked twice: solved twice, as nothing keeps it
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            conn.request("POST", "/hint", json.dumps(QUESTION))
-            response = conn.getresponse()
-            assert response.status == 200 and response.getheader("X-Tenfold-Cache") == "miss"
-            assert json.loads(response.read()) == tray_cli_json(QUESTION)
-            conn.close()
+            ask_hint(port, "miss")
         proc.send_signal(signal.SIGTERM)
         err = proc.communicate(timeout=20)[1]
     finally:
