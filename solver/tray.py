@@ -23,6 +23,7 @@ from itertools import combinations
 
 from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells
 from .board import Board
+from .bounds import zones_per_piece
 from .engine import Streak, has_complete_zone, placement_points, settle
 from .moves import Move, Placement, TokenUse, removals
 from .pieces import SHAPE_CACHE, Spot, get_piece, placements, rotate_cw, turned_shapes
@@ -145,7 +146,9 @@ class TraySearch:
 
         A zone can complete only if its missing cells fit in what the pieces
         can put into it (missing cells only grow through clears). Each piece
-        completes at most ``height + width`` lines (plus regions) at once.
+        completes at most the zones one spot of it touches (``zones_per_piece``:
+        ``height + width`` lines, plus in Sudoku the regions, up to 14 for a
+        level's own 3x10).
         """
         variant = self.variant
         stones = self.stones
@@ -166,7 +169,7 @@ class TraySearch:
             if full_scan:
                 already = sum(1 for z in self._zones if occupied & z == z and z & ~stones)
             for shape in shapes:
-                span = shape.height + shape.width + (8 if variant.regions else 0) + already
+                span = zones_per_piece(variant, shape.id) + already
                 already = 0
                 z = min(span, candidates)
                 if variant.regions:
