@@ -529,7 +529,8 @@ def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: in
     ``time_limit`` from the start, loading the compiled kernels and the enumeration
     included (compiling them, after an install, is not counted), so the rest covers
     the last round and the bookkeeping. ``fixed_rounds``: every lookahead runs all its rounds whatever the
-    clock, so the same input gets the same plan on any machine (``time_limit`` is then unused).
+    clock, so the same input gets the same plan on any machine (``time_limit`` is then unused,
+    but for 0: no lookahead).
     """
     start = time.perf_counter()
     game = Game(variant, board, Streak.carried_in(streak), tokens, list(pieces), None)
@@ -537,7 +538,8 @@ def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: in
     last: Decision | None = None
     while game.tray:
         left = time_limit * 0.85 - (time.perf_counter() - start)
-        policy = ExpertPolicy(time_limit=max(left, 1e-6), seed=seed, danger_only=False, clock=not fixed_rounds)
+        budget = max(left, 1e-6) if time_limit > 0 else 0.0  # 0: no lookahead, fixed rounds or not (as play)
+        policy = ExpertPolicy(time_limit=budget, seed=seed, danger_only=False, clock=not fixed_rounds)
         last = policy.decide(game)
         if not last.moves:
             break

@@ -522,21 +522,23 @@ def test_cli_play_fixed_rounds_plays_the_same_game_whatever_the_clock():
 
 def test_cli_hint_fixed_rounds_gives_the_same_plan_whatever_the_clock():
     """As for play: with --fixed-rounds the expert's hint runs every lookahead round, so 0.01 s and
-    5 s give the same plan and value; with the clock, 0.01 s leaves no time to look ahead."""
+    5 s give the same plan and value; with the clock, 0.01 s leaves no time to look ahead. A limit
+    of 0 means no lookahead, with --fixed-rounds too (it ran every round: a docstring review)."""
     rng = random.Random(2026)
     board = "/".join("".join("#" if rng.random() < 0.45 else "." for _ in range(10)) for _ in range(10))
     answers = []
     for extra in (["--time-limit", "0.01"], ["--time-limit", "0.01", "--fixed-rounds"],
-                  ["--time-limit", "5", "--fixed-rounds"]):
+                  ["--time-limit", "5", "--fixed-rounds"], ["--time-limit", "0"], ["--time-limit", "0", "--fixed-rounds"]):
         out = CliRunner().invoke(app, ["hint", "--rules", "halloween", "--board", board, "--tray", "2x2,1x3",
                                        "--policy", "expert", "--json"] + extra)
         assert out.exit_code == 0, out.output
         data = json.loads(out.output)
         del data["ms"]
         answers.append(data)
-    clocked, fixed_short, fixed_long = answers
+    clocked, fixed_short, fixed_long, none, fixed_none = answers
     assert fixed_short == fixed_long and fixed_short["lookahead_rounds"] > 0
     assert clocked["lookahead_rounds"] < fixed_short["lookahead_rounds"]
+    assert none == fixed_none and none["lookahead_rounds"] == 0 and none["placeable"]
     best = CliRunner().invoke(app, ["hint", "--rules", "halloween", "--tray", "1x1", "--fixed-rounds"])
     assert best.exit_code == 2 and "--fixed-rounds" in best.output
 
