@@ -478,13 +478,7 @@ class CampaignSearch:
             turn_cleared = False
             tray_index += 1
             tray = self.trays[tray_index] if tray_index < len(self.trays) else ()
-        if variant.name == "halloween":
-            run_key = min(run, 1)
-        elif variant.name == "arabic":
-            run_key = 0
-        else:
-            run_key = run
-        nxt = State(filled, s.pumpkins & filled, tray_index, tray, run_key, turn_cleared, prev,
+        nxt = State(filled, s.pumpkins & filled, tray_index, tray, variant.run_key(run), turn_cleared, prev,
                     s.tokens, s.reserve_index, s.placed + 1)
         line.append(Placement(piece, spot.row, spot.col))
         self._search(nxt, points + gained, line)

@@ -195,7 +195,7 @@ def run_margin(variant) -> int:
     (Halloween), the two agree after the line's first placement, which the run can add at most
     one streak bonus to; with no run (Arabic) nothing. A longer run (Sudoku) carries its
     multiplier along every clear in a row: no fixed bound."""
-    cap = run_key_cap(variant)
+    cap = variant.runs_told_apart
     if cap == 0:
         return 0
     if cap == 1:
@@ -204,14 +204,6 @@ def run_margin(variant) -> int:
                    for lines in every for regions in every)
     return NO_MARGIN
 
-
-def run_key_cap(variant) -> int:
-    """The largest streak run the rules tell apart (the same key as the reference's states)."""
-    if variant.name == "halloween":
-        return 1
-    if variant.name == "arabic":
-        return 0
-    return 1 << 20
 
 
 @nb.njit(cache=True, inline="always")
@@ -929,7 +921,7 @@ class CompiledSearch:
                 tb.spot_touch, tb.spot_of, tb.offs, tb.offs_n, tb.anchor_lo, tb.anchor_hi, tb.cover_lo, tb.cover_hi,
                 tb.fam_zone, tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
                 bool(variant.regions), tb.pts, tb.paying, variant.cell_points, variant.flow_bonus,
-                run_key_cap(variant),
+                variant.runs_told_apart,
                 0, none if best0 is None else best0,
                 (1 << 62) if target is None else target, node_limit, deadline, TT_BITS,
                 start, self.tt, self.tt_used, self.tok_kinds, variant.token_bonus, tb.rot_n, tb.rot_g,

@@ -2,8 +2,11 @@
 
 Two layers, both used by everything:
 
-* ``settle``, ``placement_points``, ``next_run`` and ``turn_bonus`` are the
-  rules on plain ints, for the searches' inner loops;
+* ``settle`` and ``placement_points`` are the rules on plain ints, for the
+  searches' inner loops, which carry the streak as ints too (a run grows by
+  one with each clearing placement and ends at any other, as
+  ``Streak.after_placement`` has it; ``Variant.run_key`` is the part of it
+  that later points read);
 * ``Game`` composes them with legality checks, trays, tokens and deals, for
   replays, play, level verification and generators.
 """

@@ -16,7 +16,8 @@ def greedy(game: Game) -> Move | None:
     """The placement with the most points now; ties: more empty cells, fewer isolated ones, first found.
 
     When no piece fits: the first token of the tray search's rescue (the fewest rotate and remove
-    tokens after which the whole tray goes down, scoring the most), else a redeal that can draw
+    tokens after which the whole tray goes down, the first such plan found, not the best
+    scoring: greedy is the baseline), else a redeal that can draw
     (a swap of the largest piece, a reroll or refresh); None when neither can save the tray."""
     stones = game.board.stones
     occupied = game.board.occupied

@@ -87,15 +87,6 @@ class TraySearch:
                 if not spot.mask & occupied:
                     yield piece, rest, spot
 
-    def _run_key(self, run: int) -> int:
-        # Halloween only asks whether the last placement cleared; Arabic never looks at runs.
-        name = self.variant.name
-        if name == "halloween":
-            return min(run, 1)
-        if name == "arabic":
-            return 0
-        return run
-
     # ------------------------------------------------------------------
     # placeable
     def placeable(self, pieces: list[str] | tuple[str, ...]) -> list[Placement] | None:
@@ -214,7 +205,7 @@ class TraySearch:
                     return
                 if best[1] == empties and -best[2] <= isolated_empty(occupied) - pieces.count("1x1"):
                     return
-        tt_key = (filled, pieces, self._run_key(run), turn_cleared)
+        tt_key = (filled, pieces, self.variant.run_key(run), turn_cleared)
         seen = self._best_tt.get(tt_key)
         if seen is not None and seen >= points:
             return  # reached before with at least as many points: nothing new below
@@ -396,7 +387,7 @@ class TraySearch:
             if found is not None and points + found[0] > self._rescue_best[0]:
                 self._rescue_best = (points + found[0], plan + list(found[1]))
             return
-        key = (filled, pieces, tokens, self._run_key(run), turn_cleared)
+        key = (filled, pieces, tokens, self.variant.run_key(run), turn_cleared)
         seen = self._rescue_tt.get(key)
         if seen is not None and seen >= points:
             return

@@ -49,12 +49,20 @@ class Variant:
     modes: dict[str, Mode] = {}
     default_mode: str = ""
     flow_bonus: int = 0  # points at the end of a turn that clears after a turn that cleared
+    # the longest run of clearing placements the scoring tells apart from a longer one: searches
+    # key their states on ``run_key(run)`` (Halloween asks only whether the last placement
+    # cleared, Arabic never looks, a Sudoku multiplier grows with every clear in a row)
+    runs_told_apart: int = 1 << 20
 
     # --- scoring hooks -------------------------------------------------
     def clear_points(self, lines: int, regions: int, run: int) -> int:
         """Points for clearing ``lines`` rows/columns and ``regions`` regions in one
         placement, after ``run`` consecutive clearing placements."""
         raise NotImplementedError
+
+    def run_key(self, run: int) -> int:
+        """The part of a streak run that later points depend on."""
+        return min(run, self.runs_told_apart)
 
     # --- derived tables ------------------------------------------------
     @cached_property
@@ -133,6 +141,7 @@ class Halloween(Variant):
     modes = {"endless": Mode("endless", 0), "campaign": Mode("campaign", 0)}
     default_mode = "endless"
     streak_bonus = 5
+    runs_told_apart = 1
     ranks = (
         (10_000, "Supreme Halloween Grandmaster"),
         (5_000, "Wicked Sorcerer"),
@@ -172,6 +181,7 @@ class Arabic(Variant):
         "speed": Mode("speed", 3, seconds_per_tray=45),
     }
     default_mode = "standard"
+    runs_told_apart = 0
     _by_count = (0, 100, 300, 600, 1200)
 
     def clear_points(self, lines: int, regions: int, run: int) -> int:
