@@ -338,7 +338,7 @@ class CampaignSearch:
         either). So every removal can wait until just before such a placement:
         it frees the spot the piece takes, or stops one of the zones the
         placement would complete. A removal that never matters only costs its
-        token (pumpkins aside, which ``_offer`` removes at the end).
+        token (pumpkins aside, which ``_search`` removes at a line's end).
         """
         stones = self.stones
         occupied = s.filled | stones
@@ -351,7 +351,7 @@ class CampaignSearch:
         can_prevent = can_remove and not ends
         # On the line's last placement a spend whose spot clears nothing scores the piece's cells
         # and costs tokens: a free spot of the piece that clears nothing scores the same, and the
-        # pumpkins the spend would remove can go at the end for no more tokens (``_offer``).
+        # pumpkins the spend would remove can go at the end for no more tokens (``_search``).
         plain_free = ends and not (self._full_scan and s.placed == 0)
         for piece in dict.fromkeys(s.tray):
             skip_plain = plain_free and self._has_free_plain_spot(piece, occupied)

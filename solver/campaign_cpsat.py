@@ -14,9 +14,11 @@ piece for one token. Unspent tokens add ``token_bonus`` each.
 Tokens that draw from the reserve (reroll, swap, refresh) are not modelled:
 a level that could use them gets an honest ``bound`` answer.
 
-Only the piece table and the variant's zones and scoring hooks are shared
-with the search; the plan found is replayed through the rules engine before
-it is returned, so the two methods check each other.
+The model shares with the search the piece table, the variant's zones and
+scoring hooks, and the admissible counting bound (``root_bound``, from
+``bounds``, the search's start bound) that a cut-short answer reports; the
+plan found is replayed through the rules engine before it is returned, so
+the two methods check each other's lines and best scores.
 """
 
 from __future__ import annotations

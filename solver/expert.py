@@ -39,8 +39,9 @@ candidate pays the exact chance instead: the same expectation without the
 sampling noise. Why: each Halloween death of the self-play benchmark could
 have been avoided one tray earlier (some end state of the tray before let
 the fatal tray go down, checked by exhaustive search), and the state chosen
-there lost to 0.2-5 % of the next trays, the best other one to as few or
-fewer (none, on three of them), a difference 16 sampled trays cannot see.
+there lost to a few per cent of the next trays, the best other one to as
+few or fewer (the figures: ``survival``'s docstring, from
+bench/tune_results.json), a difference 16 sampled trays cannot see.
 
 Halloween's defaults (``VARIANT_DEFAULTS``): the survival term on the 32
 best end states at a death cost of -20,000, a stronger lookahead, 48

@@ -300,7 +300,7 @@ class Replay:
 def removals_before_last_placement(moves: list[Move]) -> list[Move]:
     """The line with the removals that follow its last placement moved just before it.
 
-    The searches may end a line by removing the pumpkins left (``CampaignSearch._offer``);
+    The searches may end a line by removing the pumpkins left (``CampaignSearch._search``);
     after the last tray's last piece a reader may hold the game over, so lines are written
     with those removals first. It is the same game: a tile still there after the last
     placement lies in no zone that placement completes and under none of its cells, so
@@ -336,11 +336,11 @@ def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -
             made = placed - isinstance(move, Placement)
             return Replay(False, game.final_score, made, f"move {i}: illegal: {err}", game)
     if not level.goals_met(game, ignore_score=ignore_score):
-        unmet = [g for g in level.goals if not _goal_holds(level, g, game)]
+        unmet = [g for g in level.goals if not _goal_holds(level, g, game, ignore_score)]
         return Replay(False, game.final_score, placed, f"goals not met at the end: {json.dumps(unmet)}", game)
     return Replay(True, game.final_score, placed, "", game)
 
 
-def _goal_holds(level: Level, goal: dict[str, Any], game: Game) -> bool:
+def _goal_holds(level: Level, goal: dict[str, Any], game: Game, ignore_score: bool = False) -> bool:
     single = Level(level.id, level.variant, level.mode, level.board, level.trays, [goal])
-    return single.goals_met(game)
+    return single.goals_met(game, ignore_score)

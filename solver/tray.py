@@ -11,8 +11,9 @@ placements are searched once; equal pieces are tried once per node.
 ``best`` is branch-and-bound on points with an admissible upper bound on
 the clear points still reachable. Among plans with the most points, ties
 go to board health: more empty cells, then fewer isolated empty cells
-(``health``). Every plan the solver returns is a list of ``Placement``
-moves that ``Game.apply`` replays to exactly its claimed points.
+(``health``). Every plan the solver returns is a list of moves
+(placements, and the token uses of a rescue) that ``Game.apply`` replays
+to exactly its claimed points.
 """
 
 from __future__ import annotations
@@ -294,9 +295,11 @@ class TraySearch:
             shapes = {rotate_cw(get_piece(piece), t).id for t in range(4)} if "rotate" in kinds else {piece}
             if not any(not spot.mask & self.stones for shape in shapes for spot in placements(shape)):
                 return None
-        # A plan with the fewest tokens turns each piece at most once (one token turns it any
-        # way) and removes only tiles under the pieces' cells: so it spends at most this many,
-        # and trying more only deepens the search (1,000 tokens overflowed the recursion).
+        # Some plan with the fewest tokens turns each piece at most once (one token turns it any
+        # way) and removes only tiles under the pieces' cells (a removal elsewhere only stops a
+        # clear, which never helps a piece fit; best_rescue's stoppers are for points): so the
+        # fewest is at most this many, and trying more only deepens the search (1,000 tokens
+        # overflowed the recursion).
         memo: dict = {}
         for used in range(0, min(tokens, rescue_cap(ids)) + 1):
             for turns, lead in self._turnings(ids, used):

@@ -36,7 +36,7 @@ REGIONS: tuple[Bitboard, ...] = tuple(
 
 
 class Variant:
-    """Base class; subclasses set the class attributes and the two scoring hooks."""
+    """Base class; subclasses set the class attributes and the scoring hook (``clear_points``)."""
 
     name: str = ""
     lines: tuple[Bitboard, ...] = LINES

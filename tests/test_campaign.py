@@ -46,6 +46,16 @@ def test_pumpkin_goal_met_only_one_way():
         assert answer.solution == [Placement("1x1", 0, 9)]
 
 
+def test_a_replay_names_only_the_goals_it_holds_a_line_to():
+    """A replay that leaves the score goal out (``ignore_score``: the searches' best lines) names
+    the goals unmet without it; a full replay names both."""
+    level = parse_level(level_data(board=["P########."] + [EMPTY] * 9, goals=[{"pumpkins": True}, {"score": 11}]))
+    line = [Placement("1x1", 5, 5)]  # one point; the pumpkin stays
+    assert play_solution(level, line).problem == 'goals not met at the end: [{"pumpkins": true}, {"score": 11}]'
+    assert play_solution(level, line, ignore_score=True).problem == 'goals not met at the end: [{"pumpkins": true}]'
+    assert play_solution(level, [Placement("1x1", 0, 9)], ignore_score=True).ok
+
+
 def test_pumpkin_goal_infeasible():
     # A 1x2 cannot fill the single gap of the pumpkin's row, nor nine cells of its column.
     board = ["P########."] + [EMPTY] * 9

@@ -18,7 +18,7 @@ from solver.errors import RulesError
 from solver.ten.field import EDGE_STEPS, Field, tile_code
 from solver.ten.position import VALUES, Colour, TenPosition
 from solver.ten.rules import TenMove, placement_cells, repetition
-from solver.ten.search import CLOCK_EVERY, MAX_DEPTH, SearchTimeout, SolveResult, check_not_over, out_of_time
+from solver.ten.search import CLOCK_MASK, MAX_DEPTH, SearchTimeout, SolveResult, check_not_over, out_of_time
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
@@ -44,7 +44,7 @@ class HiddenSearch:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if not self.nodes & CLOCK_EVERY and out_of_time(self.deadline, self.nodes):
+        if not self.nodes & CLOCK_MASK and out_of_time(self.deadline, self.nodes):
             raise SearchTimeout
 
     def chance(self, depth: int) -> Fraction:

@@ -34,7 +34,7 @@ MAX_DEPTH = 100
 # The clock is read at every 16th node (a mask): a node of the second round on a long line of
 # tiles lists every move of every free tile, milliseconds each, so every 1,024th (as before)
 # let a 1 s limit run 4-7 s; a read costs well under a node's time.
-CLOCK_EVERY = 15
+CLOCK_MASK = 15
 RESULT_NAMES = {WIN: "win", LOSS: "loss"}
 
 
@@ -146,7 +146,7 @@ class OpenSearch:
         if depth <= 0:
             return self._horizon(self.to_move), []
         self.nodes += 1
-        if not self.nodes & CLOCK_EVERY and out_of_time(self.deadline, self.nodes):
+        if not self.nodes & CLOCK_MASK and out_of_time(self.deadline, self.nodes):
             raise SearchTimeout
         if self._hand(self.to_move):
             return self._placement_node(depth, alpha, beta, is_root)
