@@ -67,9 +67,7 @@ def solve(
     check_seconds(time_limit, allow_inf=True)
     levels, single = load_levels(path, level)
     if method == "cpsat":
-        from solver.campaign_cpsat import redeals
-
-        dealing = [lv.id for lv in levels if redeals(lv)]
+        dealing = [lv.id for lv in levels if lv.redeals]
         if dealing:
             typer.echo(f"note: --method cpsat leaves out reroll, swap and refresh, which {len(dealing)} level(s) "
                        f"can spend on their reserve ({clipped(', '.join(dealing), 80)}): their answers are bounds "

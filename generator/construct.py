@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from solver.bitboard import BB_ALL, Bitboard
 from solver.board import Board
 from solver.deals import RandomDeals
-from solver.engine import Game, has_complete_zone, settle
+from solver.engine import Game, completes_zone, has_complete_zone, settle
 from solver.moves import Placement
 from solver.pieces import placements
 from solver.variants import Variant
@@ -70,7 +70,7 @@ def construct(
         for piece in order:
             occupied = filled | stone_mask
             fits = [s for s in placements(piece) if not s.mask & occupied]
-            clearing = [s for s in fits if _completes(variant, occupied | s.mask, s.mask)]
+            clearing = [s for s in fits if completes_zone(variant, occupied | s.mask, s.mask)]
             # Carvable: every cell is empty now or an untouched starting tile.
             carvable = [s for s in placements(piece) if s.mask & occupied & ~untouched == 0
                         and s.mask & untouched]
@@ -102,7 +102,3 @@ def construct(
     if game.board.filled != filled:
         return None
     return Construction(board, [list(t) for t in tray_list], line, cleared_originals)
-
-
-def _completes(variant: Variant, occupied: Bitboard, mask: Bitboard) -> bool:
-    return any(occupied & zone == zone for zone, _ in variant.zones_touching(mask))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .bitboard import BB_ALL, SIZE, Bitboard, bb_cell
+from .bitboard import SIZE, Bitboard, bb_cell
 from .errors import FormatError, clipped
 from .jsontext import json_kind
 
@@ -24,10 +24,6 @@ class Board:
     @property
     def occupied(self) -> Bitboard:
         return self.filled | self.stones
-
-    @property
-    def empty(self) -> Bitboard:
-        return BB_ALL & ~(self.filled | self.stones)
 
     def char_at(self, row: int, col: int) -> str:
         bit = bb_cell(row, col)
@@ -48,10 +44,6 @@ class Board:
 
     def __str__(self) -> str:
         return "\n".join(self.rows())
-
-    def mirrored(self) -> "Board":
-        """Left-right mirror image."""
-        return parse_board("/".join(r[::-1] for r in self.rows()))
 
 
 def parse_board(text: str | list[str], field: str = "board") -> Board:

@@ -19,18 +19,17 @@ from __future__ import annotations
 
 import math
 import time
-from itertools import combinations
-from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from . import watch
-from .bitboard import Bitboard, scan_cells
+from .bitboard import Bitboard
 from .bounds import clear_points_bound, reachable_pieces
-from .engine import has_complete_zone, placement_points, settle
+from .engine import clearing_spots, completes_zone, has_complete_zone, placement_points, settle
 from .level import Level, play_solution, removals_before_last_placement
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse, removals
-from .pieces import SHAPE_CACHE, get_piece, placements, turned_shapes
+from .pieces import get_piece, placements, turned_shapes
+from .tray import stopping_sets
 
 PROOF_OPTIMAL = "optimal"
 PROOF_BOUND = "bound"
@@ -119,8 +118,8 @@ class CampaignSearch:
         self.reserve = list(level.reserve)
         self.limit = level.limit
         self.bonus = self.variant.token_bonus
-        self.need_pumpkins = any(g.get("pumpkins") for g in level.goals)
-        self.need_all = any(g.get("place_all") for g in level.goals)
+        self.need_pumpkins = level.needs_pumpkins
+        self.need_all = level.needs_all_placed
         self.kinds = self.variant.token_kinds
 
     # ------------------------------------------------------------------
@@ -272,7 +271,7 @@ class CampaignSearch:
             for spot in placements(piece):
                 if spot.mask & occupied:
                     continue
-                if self._completes(occupied | spot.mask, spot.mask):
+                if completes_zone(self.variant, occupied | spot.mask, spot.mask):
                     self._place(s, piece, spot, points, line)
                 else:
                     later.append((piece, spot))
@@ -367,7 +366,7 @@ class CampaignSearch:
                     cost = rot_cost + overlap.bit_count()
                     if cost > s.tokens or not self._spend_can_pay(bound, max(cost, 1)):
                         continue
-                    if skip_plain and cost and not self._completes(occupied | spot.mask, spot.mask):
+                    if skip_plain and cost and not completes_zone(self.variant, occupied | spot.mask, spot.mask):
                         continue
                     lead: list[Move] = [TokenUse("rotate", piece=piece, turns=turns)] if turns else []
                     lead += removals(overlap)
@@ -381,35 +380,23 @@ class CampaignSearch:
                         self._prevent_clears(base, shape, spot, points, line, lead, bound, cost)
 
     def _has_free_plain_spot(self, piece: str, occupied: Bitboard) -> bool:
-        return any(not spot.mask & occupied and not self._completes(occupied | spot.mask, spot.mask)
+        return any(not spot.mask & occupied and not completes_zone(self.variant, occupied | spot.mask, spot.mask)
                    for spot in placements(piece))
 
     def _prevent_clears(self, s: State, shape: str, spot, points: int, line: list[Move],
                         lead: list[Move], bound: int, spent: int) -> None:
-        """Remove tiles so that this placement does not complete some of the zones it would."""
-        occupied = s.filled | self.stones | spot.mask
-        if self._full_scan and s.placed == 0:  # a zone full from the start clears now too
-            zones = [z for z in self.variant.zones if z & ~self.stones]
-        else:
-            zones = [z for z, _ in self.variant.zones_touching(spot.mask)]
-        completed = [z for z in zones if occupied & z == z]
-        if not completed:
-            return
-        cells = [c for c in scan_cells(s.filled & ~spot.mask) if any(z >> c & 1 for z in completed)]
-        for size in range(1, s.tokens + 1):
+        """Remove tiles so that this placement does not complete some of the zones it would
+        (a zone full from the start clears with the line's first placement too)."""
+        full_scan = self._full_scan and s.placed == 0
+        for mask in stopping_sets(self.variant, self.stones, s.filled, spot.mask, s.tokens, full_scan):
+            size = mask.bit_count()
             if not self._spend_can_pay(bound, spent + size):
-                break
-            for chosen in combinations(cells, size):
-                # Each removed tile must stop a zone the others do not (else it can wait).
-                if not all(any(z >> c & 1 and not any(z >> o & 1 for o in chosen if o != c) for z in completed)
-                           for c in chosen):
-                    continue
-                mask = sum(1 << c for c in chosen)
-                moves = lead + removals(mask)
-                line.extend(moves)
-                self._place(s._replace(filled=s.filled & ~mask, pumpkins=s.pumpkins & ~mask,
-                                     tokens=s.tokens - size), shape, spot, points, line)
-                del line[len(line) - len(moves):]
+                break  # the sets come smaller first
+            moves = lead + removals(mask)
+            line.extend(moves)
+            self._place(s._replace(filled=s.filled & ~mask, pumpkins=s.pumpkins & ~mask,
+                                 tokens=s.tokens - size), shape, spot, points, line)
+            del line[len(line) - len(moves):]
 
     def _last_placement(self, s: State, points: int, line: list[Move]) -> None:
         """The final placement with no tokens to spend: only spots that clear can beat the others,
@@ -418,14 +405,7 @@ class CampaignSearch:
         plain: dict[str, object] = {}
         for piece in dict.fromkeys(s.tray):
             shape_spots = placements(piece)
-            size = get_piece(piece).size
-            clearing = {}
-            for zone in self.variant.zones:
-                missing = zone & ~occupied
-                if missing and missing.bit_count() <= size:
-                    for spot in _covering(piece)[(missing & -missing).bit_length() - 1]:
-                        if spot.mask & missing == missing and not spot.mask & occupied:
-                            clearing[spot.mask] = spot
+            clearing = clearing_spots(self.variant, occupied, piece)
             for spot in clearing.values():
                 self._place(s, piece, spot, points, line)
             if not s.pumpkins or not self.need_pumpkins:
@@ -435,9 +415,6 @@ class CampaignSearch:
                         break
         for piece, spot in plain.items():
             self._place(s, piece, spot, points, line)
-
-    def _completes(self, occupied: Bitboard, mask: Bitboard) -> bool:
-        return any(occupied & zone == zone for zone, _ in self.variant.zones_touching(mask))
 
     def _redeal(self, s: State, points: int, line: list[Move]) -> None:
         reserve = self.reserve
@@ -489,12 +466,6 @@ class _Found(Exception):
     pass
 
 
-@lru_cache(maxsize=SHAPE_CACHE)
-def _covering(piece_id: str):
-    """For each cell, the piece's spots that cover it."""
-    return tuple(tuple(sp for sp in placements(piece_id) if sp.mask >> cell & 1) for cell in range(100))
-
-
 def fits_compiled(level: Level) -> bool:
     """Whether the compiled search's transposition key holds the level (tray index < 2^16,
     tokens < 2^8)."""
@@ -511,8 +482,7 @@ def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 10**12
     handing it every subtree where no token is worth spending. ``compiled=False`` runs the
     readable reference alone."""
     search = CampaignSearch(level, time_limit, node_limit)
-    redeal = level.tokens and level.reserve and level.variant.token_kinds & REDEAL_KINDS
-    if compiled and not redeal and fits_compiled(level):
+    if compiled and not level.redeals and fits_compiled(level):
         return search.run_compiled(target, hint)
     if compiled:
         search.with_compiled_subtrees()

@@ -51,12 +51,6 @@ class _Option:
     turns: int = 0
 
 
-def redeals(level: Level) -> bool:
-    """Whether the level's tokens can draw from its reserve (reroll, swap, refresh): moves this
-    model leaves out, so its answers on such a level are bounds."""
-    return level.tokens > 0 and bool(level.reserve) and bool(level.variant.token_kinds & REDEAL_KINDS)
-
-
 def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] | None = None) -> CampaignAnswer:
     """The level's best score (RULES.md §3 ``best.score``) by CP-SAT, with proof status and a checked line.
 
@@ -64,7 +58,7 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
     """
     start = time.perf_counter()
     goal = level.score_goal
-    leaves_out = redeals(level)
+    leaves_out = level.redeals  # moves this model leaves out: its answers there are bounds
     model = _CampaignModel(level)
     if model.impossible:
         seconds = time.perf_counter() - start
@@ -150,8 +144,8 @@ class _CampaignModel:
         trays = [[get_piece(p).id for p in tray] for tray in level.trays]
         n_pieces = sum(len(t) for t in trays)
         steps = self.steps = min(level.limit, n_pieces)
-        need_all = any(g.get("place_all") for g in level.goals)
-        need_pumpkins = any(g.get("pumpkins") for g in level.goals)
+        need_all = level.needs_all_placed
+        need_pumpkins = level.needs_pumpkins
         self.impossible = need_all and steps < n_pieces
         if self.impossible:
             return

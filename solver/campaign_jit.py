@@ -851,8 +851,8 @@ class CompiledSearch:
         self.trays = [tuple(sorted(t)) for t in level.trays]
         self.stones = split(level.board.stones)
         self.full_scan = has_complete_zone(variant, level.board.filled, level.board.stones)
-        self.need_pumpkins = any(g.get("pumpkins") for g in level.goals)
-        self.need_all = any(g.get("place_all") for g in level.goals)
+        self.need_pumpkins = level.needs_pumpkins
+        self.need_all = level.needs_all_placed
         self.tt = np.zeros((1 << 14, _TT_WORDS), np.uint64)
         self.tt_used = 0
 

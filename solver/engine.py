@@ -21,7 +21,7 @@ from .board import Board
 from .deals import TRAY_SIZE, RandomDeals, ScriptedDeals
 from .errors import RulesError, clipped
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse
-from .pieces import get_piece, placement_mask, placements, rotate_cw, turned_shapes
+from .pieces import Spot, get_piece, placement_mask, placements, rotate_cw, spots_by_cell, turned_shapes
 from .variants import Variant
 
 # ---------------------------------------------------------------------------
@@ -61,6 +61,27 @@ def placement_points(variant: Variant, cells: int, lines: int, regions: int, run
 def has_complete_zone(variant: Variant, filled: Bitboard, stones: Bitboard) -> bool:
     occupied = filled | stones
     return any(occupied & z == z and z & ~stones for z in variant.zones)
+
+
+def completes_zone(variant: Variant, occupied: Bitboard, mask: Bitboard) -> bool:
+    """Whether a zone through ``mask`` is complete on ``occupied`` (which holds ``mask``): a
+    placement there completes it."""
+    return any(occupied & zone == zone for zone, _ in variant.zones_touching(mask))
+
+
+def clearing_spots(variant: Variant, occupied: Bitboard, piece_id: str) -> dict[Bitboard, Spot]:
+    """The piece's free spots that complete a zone (those covering all its missing cells), by
+    mask: on a tray's or a line's last placement only they can score more than the cells."""
+    size = get_piece(piece_id).size
+    covering = spots_by_cell(piece_id)
+    clearing: dict[Bitboard, Spot] = {}
+    for zone in variant.zones:
+        missing = zone & ~occupied
+        if missing and missing.bit_count() <= size:
+            for spot in covering[(missing & -missing).bit_length() - 1]:
+                if spot.mask & missing == missing and not spot.mask & occupied:
+                    clearing[spot.mask] = spot
+    return clearing
 
 
 @dataclass(frozen=True)
@@ -109,7 +130,6 @@ class MoveResult:
     regions: int = 0
     cleared: Bitboard = 0
     turn_bonus: int = 0
-    turn_ended: bool = False
 
 
 @dataclass
@@ -247,7 +267,6 @@ class Game:
             self.score += bonus
             result.points += bonus
             result.turn_bonus = bonus
-            result.turn_ended = True
             self.placements_in_turn = 0
             self.turns_completed += 1
             if self.tray is not None and self.deals is not None:

@@ -19,7 +19,7 @@ from .deals import ScriptedDeals
 from .engine import Game, Streak
 from .errors import FormatError, TenfoldError, clipped
 from .jsontext import json_kind, json_value
-from .moves import Move, Placement, TokenUse, parse_moves
+from .moves import REDEAL_KINDS, Move, Placement, TokenUse, parse_moves
 from .pieces import canonical_ids
 from .spelling import SpelledDeals, spell_moves
 from .variants import Variant, find_variant
@@ -103,6 +103,22 @@ class Level:
     def score_goal(self) -> int | None:
         goals = [g["score"] for g in self.goals if "score" in g]
         return max(goals) if goals else None
+
+    @property
+    def redeals(self) -> bool:
+        """Whether its tokens can draw from its reserve (reroll, swap, refresh): the compiled
+        search and the CP-SAT model leave those moves out."""
+        return self.tokens > 0 and bool(self.reserve) and bool(self.variant.token_kinds & REDEAL_KINDS)
+
+    @property
+    def needs_pumpkins(self) -> bool:
+        """A goal asks for every pumpkin cleared."""
+        return any(g.get("pumpkins") for g in self.goals)
+
+    @property
+    def needs_all_placed(self) -> bool:
+        """A goal asks for every piece of every tray placed."""
+        return any(g.get("place_all") for g in self.goals)
 
     def new_game(self) -> Game:
         return Game.dealt(self.variant, ScriptedDeals(self.trays, self.reserve), self.board, self.tokens, Streak())

@@ -190,6 +190,12 @@ class Spot:
 
 
 @lru_cache(maxsize=SHAPE_CACHE)
+def spots_by_cell(piece_id: str) -> tuple[tuple[Spot, ...], ...]:
+    """For each cell, the piece's spots that cover it."""
+    return tuple(tuple(s for s in placements(piece_id) if s.mask >> cell & 1) for cell in range(100))
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
 def placements(piece_id: str) -> tuple[Spot, ...]:
     """Every position of the piece that lies inside the board, row-major order."""
     piece = get_piece(piece_id)

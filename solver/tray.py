@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import combinations
+from itertools import chain, combinations
 
 from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells
 from .board import Board
 from .bounds import zones_per_piece
-from .engine import Streak, has_complete_zone, placement_points, settle
+from .engine import Streak, clearing_spots, has_complete_zone, placement_points, settle
 from .moves import Move, Placement, TokenUse, removals
 from .pieces import SHAPE_CACHE, Spot, get_piece, placements, rotate_cw, turned_shapes
 from .variants import Variant
@@ -44,7 +44,6 @@ class TrayAnswer:
     plan: list[Move] | None
     safe_moves: list[Placement] = field(default_factory=list)
     tokens_used: int = 0
-    nodes: int = 0
 
     def to_json(self, with_tokens: bool = False) -> dict:
         out = {
@@ -223,14 +222,7 @@ class TraySearch:
         stones = self.stones
         occupied = filled | stones
         shape = get_piece(piece)
-        covering = _spots_by_cell(piece)
-        clearing: dict[int, Spot] = {}
-        for zone in self._zones:
-            missing = zone & ~occupied
-            if missing and missing.bit_count() <= shape.size:
-                for spot in covering[(missing & -missing).bit_length() - 1]:
-                    if spot.mask & missing == missing and not spot.mask & occupied:
-                        clearing[spot.mask] = spot
+        clearing = clearing_spots(self.variant, occupied, piece)
         if clearing:
             for spot in clearing.values():
                 after, gained, _ = self._step(filled, spot, run, False)
@@ -406,7 +398,7 @@ class TraySearch:
         """The first steps of the plans spending at most ``tokens`` on removals, each a placement
         and the removals just before it: (spot, pieces left, the filled cells it lands on, the
         moves, tokens used). The tiles under the spot go, then each set of tiles stopping zones
-        it would complete (``_stoppers``). The last placement spends exactly what is left, with
+        it would complete (``stopping_sets``). The last placement spends exactly what is left, with
         no stoppers: a plan stopping a clear there wins with those tokens unspent."""
         occupied = filled | self.stones
         for piece, rest in _choices(pieces):
@@ -421,26 +413,9 @@ class TraySearch:
                 if not rest:
                     yield spot, rest, base, lead + [place], spent
                     continue
-                for stopped in self._stoppers(base, spot.mask, tokens - spent, full_scan):
+                for stopped in chain((0,), stopping_sets(self.variant, self.stones, base, spot.mask,
+                                                         tokens - spent, full_scan)):
                     yield spot, rest, base & ~stopped, lead + removals(stopped) + [place], spent + stopped.bit_count()
-
-    def _stoppers(self, filled: Bitboard, mask: Bitboard, budget: int, full_scan: bool):
-        """The sets of tiles (at most ``budget``) whose removal stops zones that placing ``mask``
-        would complete, each tile stopping a zone the others do not; the empty set first."""
-        yield 0
-        if not budget:
-            return
-        occupied = filled | self.stones | mask
-        zones = self.variant.zones if full_scan else [z for z, _ in self.variant.zones_touching(mask)]
-        completed = [z for z in zones if occupied & z == z and z & ~self.stones]
-        if not completed:
-            return
-        cells = [c for c in scan_cells(filled & ~mask) if any(z >> c & 1 for z in completed)]
-        for size in range(1, budget + 1):
-            for chosen in combinations(cells, size):
-                if all(any(z >> c & 1 and not any(z >> o & 1 for o in chosen if o != c) for z in completed)
-                       for c in chosen):
-                    yield sum(1 << c for c in chosen)
 
     def _rescue(self, filled, pieces, budget, remove, full_scan, memo):
         """A plan placing ``pieces`` (turned already) that removes at most ``budget`` tiles; None
@@ -479,10 +454,26 @@ def _choices(pieces: tuple[str, ...]):
             yield piece, pieces[:i] + pieces[i + 1:]
 
 
-@lru_cache(maxsize=SHAPE_CACHE)
-def _spots_by_cell(piece_id: str) -> tuple[tuple[Spot, ...], ...]:
-    """For each cell, the piece's spots that cover it."""
-    return tuple(tuple(s for s in placements(piece_id) if s.mask >> cell & 1) for cell in range(100))
+def stopping_sets(variant: Variant, stones: Bitboard, filled: Bitboard, mask: Bitboard, budget: int,
+                  full_scan: bool):
+    """The sets of tiles (masks, at least one tile and at most ``budget``, the smaller first) whose
+    removal stops zones that placing ``mask`` on ``filled`` would complete, each tile stopping a
+    zone the others do not (else it could wait: it only costs its token). ``full_scan``: zones
+    complete from the start clear with this placement too. Both the tray's rescue and the
+    campaign search spend tokens on these."""
+    if not budget:
+        return
+    occupied = filled | stones | mask
+    zones = variant.zones if full_scan else [z for z, _ in variant.zones_touching(mask)]
+    completed = [z for z in zones if occupied & z == z and z & ~stones]
+    if not completed:
+        return
+    cells = [c for c in scan_cells(filled & ~mask) if any(z >> c & 1 for z in completed)]
+    for size in range(1, budget + 1):
+        for chosen in combinations(cells, size):
+            if all(any(z >> c & 1 and not any(z >> o & 1 for o in chosen if o != c) for z in completed)
+                   for c in chosen):
+                yield sum(1 << c for c in chosen)
 
 
 @lru_cache(maxsize=SHAPE_CACHE)
@@ -542,13 +533,13 @@ def analyse_tray(
     best = best_plan(variant, board, pieces, search.streak)
     if best is not None:
         score, plan = best
-        return TrayAnswer(True, score, list(plan), search.safe_moves(pieces), 0, search.nodes)
+        return TrayAnswer(True, score, list(plan), search.safe_moves(pieces))
     if tokens > 0:
         rescued = search.best_rescue(pieces, tokens)
         if rescued is not None:
             used, points, plan = rescued
-            return TrayAnswer(True, points, plan, [], used, search.nodes)
-    return TrayAnswer(False, None, None, [], 0, search.nodes)
+            return TrayAnswer(True, points, plan, [], used)
+    return TrayAnswer(False, None, None)
 
 
 def plan_points(variant: Variant, board: Board, pieces: list[str], plan: list[Move],
