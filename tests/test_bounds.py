@@ -327,3 +327,22 @@ def test_the_budget_applies_only_where_its_premises_hold():
     halloween = event_costs(find_variant("halloween"), 0)
     # RULES.md: one line 10 (+5 streak), two 30 (+5); a row and a column share a cell.
     assert halloween[1] == (15, 10) and halloween[2] == (35, 19) and halloween[6] == (215, 51)
+
+
+@pytest.mark.parametrize("name", ["halloween", "arabic", "sudoku"])
+def test_zones_per_piece_is_the_most_zones_one_spot_touches(name):
+    """Counted again from the reference's zone cells and piece cells, for every supply shape and
+    a level's own wide pieces: exact, not only high enough (a bound that counted 20 zones for
+    every piece passed the admissibility tests; a mutation audit)."""
+    import reference_rules as ref
+
+    variant = find_variant(name)
+    zone_cells = [set(cells) for _, cells in ref.zones(name)]
+    wide = [get_piece("/".join(["#" * 10] * 3)).id, get_piece("#.#/###").id]
+    for piece in list(variant.shapes) + wide:
+        shape = get_piece(piece)
+        most = max(sum(1 for z in zone_cells if any((spot.row + r, spot.col + c) in z for r, c in shape.cells))
+                   for spot in placements(piece))
+        assert zones_per_piece(variant, piece) == most, piece
+    expected = {"halloween": (2, 6, 13), "arabic": (2, 6, 13), "sudoku": (4, 14, 27)}[name]
+    assert tuple(zones_per_piece(variant, p) for p in ("1x1", "3x3", wide[0])) == expected

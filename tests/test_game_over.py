@@ -88,3 +88,15 @@ def test_game_over_matches_a_brute_force_over_token_uses(chunk):
         outcomes[expected] += 1
         rescued += not expected and not reference_can_go_on(variant, grid, tray, 0)
     assert min(outcomes.values()) >= 80 and rescued >= 45, (outcomes, rescued)
+
+
+def test_a_swap_needs_one_reserve_piece_a_reroll_one_for_each_tray_piece():
+    """On a checkerboard no 3x3 fits and one token cannot clear room for one. A Sudoku swap draws
+    one piece for one: a reserve of one 1x1 saves the game. An Arabic reroll redraws the two
+    pieces left: the same reserve cannot, and the game is over (a mutation audit found the swap
+    read as a reroll unnoticed)."""
+    checkers = parse_board(["".join("#." [(r + c) % 2] for c in range(10)) for r in range(10)])
+    for name, reserve, over in (("sudoku", ["1x1"], False), ("sudoku", [], True), ("arabic", ["1x1"], True),
+                                ("arabic", ["1x1", "1x1"], False)):
+        game = Game(find_variant(name), checkers, tokens=1, tray=["3x3", "3x3"], deals=ScriptedDeals([], reserve))
+        assert game.is_over == over, (name, reserve)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+
 import pytest
 from typer.testing import CliRunner
 
@@ -56,7 +57,10 @@ def test_pack_is_ordered_by_grade_and_has_no_duplicates(base_pack):
 
 
 def test_same_seed_same_bytes_with_more_workers(base_pack, tmp_path):
-    assert pack_text(tmp_path, "two", workers=2) == base_pack
+    """The same pack from two workers; the closing table's levels per grade are the pack's."""
+    report = generate_pack(KIND, COUNT, SEED, tmp_path / "two.json", TRAYS, workers=2)
+    assert json.dumps(report.pack, indent=1) == base_pack
+    assert dict(report.per_grade) == dict(Counter(lv["grade"] for lv in report.pack["levels"]))
 
 
 def test_dask_backend_gives_the_same_pack(base_pack, tmp_path):

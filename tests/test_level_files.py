@@ -249,3 +249,18 @@ def test_spelled_moves_follow_turns_and_redeals():
     assert parse_level(sudoku).moves_json(moves) == [
         {"token": "swap", "piece": "#/#"}, {"piece": "###", "row": 0, "col": 0},
         {"piece": "2x1", "row": 5, "col": 0}]
+
+
+def test_only_removals_after_the_last_placement_move_before_it():
+    """``removals_before_last_placement`` moves a line's closing removals before its last
+    placement, and leaves any other line as it is: a reroll after it (the tray it redeals is
+    another), or nothing after it."""
+    from solver.level import removals_before_last_placement
+    from solver.moves import Placement, TokenUse
+
+    place, other = Placement("1x1", 0, 0), Placement("1x2", 5, 5)
+    remove, remove2 = TokenUse("remove", row=3, col=3), TokenUse("remove", row=4, col=4)
+    reroll = TokenUse("reroll")
+    assert removals_before_last_placement([other, place, remove, remove2]) == [other, remove, remove2, place]
+    for line in ([place, reroll], [place, remove, reroll], [remove, place], [place], [remove], []):
+        assert removals_before_last_placement(line) == line

@@ -202,3 +202,81 @@ def test_canonical_frame_maps_cells_back():
     for symmetry in range(8):
         for cell in list(field.tiles) + sorted(field.frontier):
             assert field.from_canonical(field.to_canonical(cell, symmetry), symmetry) == cell
+
+
+# --- cases a mutation audit found no test for ----------------------------------
+
+def hidden_position(tiles, stacks, to_move="white", drawn=None, variant=True):
+    data = {"format": "tenfold.ten/1", "tiles": tiles, "to_move": to_move,
+            "stacks": {"white": dict(zip("123", stacks[0])), "black": dict(zip("123", stacks[1]))}}
+    if variant:
+        data["variant"] = "hidden"
+    if drawn is not None:
+        data["drawn"] = drawn
+    return data
+
+
+def test_placing_from_a_hidden_stack_takes_that_tile_from_the_stack():
+    position = parse_position(hidden_position([], ((5, 5, 5), (5, 5, 5))))
+    after, won = apply_move(position, TenMove(0, 0, 2))
+    assert after.stacks == ((5, 4, 5), (5, 5, 5)) and not won and after.to_move == BLACK
+    empty = parse_position(hidden_position([tile(0, 0, "black", 1)], ((5, 0, 5), (4, 5, 5))))
+    with pytest.raises(RulesError, match="white has no 2 left in its stack"):
+        apply_move(empty, TenMove(1, 0, 2))
+
+
+def test_a_drawn_tile_is_in_the_movers_hand_only():
+    """The drawn tile counts in the hand of the side to move, not the other's: white with an empty
+    stack and a drawn 2 still places (the 2, nowhere else), and moves no tile yet."""
+    position = parse_position(hidden_position([tile(0, 0, "white", 1), tile(1, 0, "black", 1)],
+                                              ((0, 0, 0), (0, 0, 1)), drawn=2))
+    assert (position.hand_size(WHITE), position.hand_size(BLACK)) == (1, 1)
+    moves = legal_moves(position)
+    assert moves and all(m.origin is None and m.value == 2 for m in moves)
+
+
+def test_a_position_without_a_variant_is_read_from_its_fields():
+    assert parse_position(hidden_position([], ((5, 5, 5), (5, 5, 5)), variant=False)).variant == "hidden"
+    assert parse_position({"tiles": [], "to_move": "white", "rows": {"white": [1], "black": [2]}}).variant == "open"
+
+
+def test_an_empty_field_is_a_position():
+    position = parse_position(open_position([], rows={"white": [1, 2], "black": [3]}))
+    assert position.tiles == {} and [(m.x, m.y) for m in legal_moves(position)] == [(0, 0), (0, 0)]
+
+
+@pytest.mark.parametrize("count", [True, "2", -1, 2.0])
+def test_a_stack_count_must_be_a_whole_number(count):
+    data = hidden_position([], ((5, 5, 5), (5, 5, 5)))
+    data["stacks"]["white"]["1"] = count
+    with pytest.raises(FormatError, match="stacks.white.1: expected a count 0 to 5"):
+        parse_position(data)
+
+
+def test_a_moved_tile_must_land_next_to_the_field_without_it():
+    position = parse_position(open_position([tile(0, 0), tile(1, 0, "black")]))
+    with pytest.raises(RulesError, match=r"cell \(5, 5\) is not an empty cell next to the field"):
+        apply_move(position, TenMove(5, 5, 1, (0, 0)))
+    after, _ = apply_move(position, TenMove(2, 0, 1, (0, 0)))  # around the black tile
+    assert after.tiles == {(1, 0): (BLACK, 1), (2, 0): (WHITE, 1)}
+
+
+def test_moves_round_trip_through_their_json():
+    """``parse_move`` reads what ``TenMove.to_json`` writes, for every legal move of seeded open
+    and second-round positions, and names the field of a malformed one."""
+    from solver.ten.play import random_open_position
+    from solver.ten.rules import parse_move
+
+    seen_origin = seen_end = False
+    for seed in range(40):
+        position = random_open_position(seed=seed, tiles_left=seed % 4, row_size=4)
+        for move in legal_moves(position):
+            assert parse_move(move.to_json()) == move
+            seen_origin |= move.origin is not None
+            seen_end |= move.end is not None
+    assert seen_origin and seen_end
+    for bad, message in (([1], "move: expected an object"), ({"x": 1, "y": 0}, "move.value: expected an integer"),
+                         ({"x": 1, "y": 0, "value": 2, "from": [0, 0]}, "move.from: expected an object"),
+                         ({"x": 1, "y": 0, "value": 2, "end": "middle"}, "move.end: expected 'first' or 'last'")):
+        with pytest.raises(FormatError, match=message):
+            parse_move(bad)
