@@ -54,7 +54,7 @@ class Variant:
     # cleared, Arabic never looks, a Sudoku multiplier grows with every clear in a row)
     runs_told_apart: int = 1 << 20
 
-    # --- scoring hooks -------------------------------------------------
+    # --- scoring hook --------------------------------------------------
     def clear_points(self, lines: int, regions: int, run: int) -> int:
         """Points for clearing ``lines`` rows/columns and ``regions`` regions in one
         placement, after ``run`` consecutive clearing placements."""
