@@ -346,3 +346,17 @@ def test_zones_per_piece_is_the_most_zones_one_spot_touches(name):
         assert zones_per_piece(variant, piece) == most, piece
     expected = {"halloween": (2, 6, 13), "arabic": (2, 6, 13), "sudoku": (4, 14, 27)}[name]
     assert tuple(zones_per_piece(variant, p) for p in ("1x1", "3x3", wide[0])) == expected
+
+
+def test_event_costs_are_the_hand_counted_cells_of_a_clear():
+    """n zones cleared at once empty at least 10n cells less one per row-column crossing, most
+    crossings with the rows and columns split evenly: 10, 19, 28, 36, 44, 51 cells for 1-6 zones
+    and all 100 for every zone; the stones on the board may lie in them. Exact, not only low
+    enough (a mutation of this range went unnoticed by the admissibility tests)."""
+    halloween, arabic = find_variant("halloween"), find_variant("arabic")
+    cells = [0, 10, 19, 28, 36, 44, 51]
+    assert event_costs(halloween, 0)[:7] == tuple((10 * n * (n + 1) // 2 + 5 if n else 0, c)
+                                                  for n, c in enumerate(cells))
+    assert event_costs(halloween, 0)[20] == (10 * 20 * 21 // 2 + 5, 100)
+    assert event_costs(arabic, 3)[:6] == ((0, 0), (100, 7), (300, 16), (600, 25), (1200, 33), (1200, 41))
+    assert event_costs(find_variant("sudoku"), 0) is None
