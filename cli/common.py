@@ -335,7 +335,7 @@ class SearchStatus:
     """A one-line live status of a level's search: seconds, nodes and the best score so far,
     redrawn in place at most every ``every`` seconds; ``close`` erases it. A ``watch.WATCHERS``
     entry; a node count that falls means a new search began (``solve --method auto``: CP-SAT
-after the search), and adds on.
+    after the search), and adds on.
     CP-SAT's ticks count no nodes: while none are counted the line shows the seconds alone (and
     a best if one was given), not "0.0 M nodes"."""
 

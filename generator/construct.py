@@ -70,7 +70,7 @@ def construct(
         for piece in order:
             occupied = filled | stone_mask
             fits = [s for s in placements(piece) if not s.mask & occupied]
-            clearing = [s for s in fits if completes_zone(variant, occupied | s.mask, s.mask)]
+            clearing = [s for s in fits if completes_zone(variant, occupied, s.mask)]
             # Carvable: every cell is empty now or an untouched starting tile.
             carvable = [s for s in placements(piece) if s.mask & occupied & ~untouched == 0
                         and s.mask & untouched]

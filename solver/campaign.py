@@ -271,7 +271,7 @@ class CampaignSearch:
             for spot in placements(piece):
                 if spot.mask & occupied:
                     continue
-                if completes_zone(self.variant, occupied | spot.mask, spot.mask):
+                if completes_zone(self.variant, occupied, spot.mask):
                     self._place(s, piece, spot, points, line)
                 else:
                     later.append((piece, spot))
@@ -366,7 +366,7 @@ class CampaignSearch:
                     cost = rot_cost + overlap.bit_count()
                     if cost > s.tokens or not self._spend_can_pay(bound, max(cost, 1)):
                         continue
-                    if skip_plain and cost and not completes_zone(self.variant, occupied | spot.mask, spot.mask):
+                    if skip_plain and cost and not completes_zone(self.variant, occupied, spot.mask):
                         continue
                     lead: list[Move] = [TokenUse("rotate", piece=piece, turns=turns)] if turns else []
                     lead += removals(overlap)
@@ -380,7 +380,7 @@ class CampaignSearch:
                         self._prevent_clears(base, shape, spot, points, line, lead, bound, cost)
 
     def _has_free_plain_spot(self, piece: str, occupied: Bitboard) -> bool:
-        return any(not spot.mask & occupied and not completes_zone(self.variant, occupied | spot.mask, spot.mask)
+        return any(not spot.mask & occupied and not completes_zone(self.variant, occupied, spot.mask)
                    for spot in placements(piece))
 
     def _prevent_clears(self, s: State, shape: str, spot, points: int, line: list[Move],

@@ -64,9 +64,9 @@ def has_complete_zone(variant: Variant, filled: Bitboard, stones: Bitboard) -> b
 
 
 def completes_zone(variant: Variant, occupied: Bitboard, mask: Bitboard) -> bool:
-    """Whether a zone through ``mask`` is complete on ``occupied`` (which holds ``mask``): a
-    placement there completes it."""
-    return any(occupied & zone == zone for zone, _ in variant.zones_touching(mask))
+    """Whether placing ``mask`` on ``occupied`` completes a zone (one through the placement)."""
+    after = occupied | mask
+    return any(after & zone == zone for zone, _ in variant.zones_touching(mask))
 
 
 def clearing_spots(variant: Variant, occupied: Bitboard, piece_id: str) -> dict[Bitboard, Spot]:
