@@ -40,7 +40,13 @@ def machine() -> str:
             f" 10^6-addition loop {loop_ms():.0f} ms")
 
 
+def percentile(values: list[float], q: float) -> float:
+    """The value at fraction ``q`` of the sorted values (nearest rank): ``q=0.99`` is the p99."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
 def summary(label: str, seconds: list[float]) -> str:
     ms = sorted(s * 1000 for s in seconds)
-    p99 = ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))]
+    p99 = percentile(ms, 0.99)
     return f"{label:<28} n={len(ms):5d}  median {statistics.median(ms):9.3f} ms  p99 {p99:9.3f} ms  max {ms[-1]:9.3f} ms"

@@ -45,7 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import machine  # noqa: E402
+from common import machine, percentile  # noqa: E402
 
 from solver.enumerate_jit import split  # noqa: E402
 from solver.policy import POLICIES  # noqa: E402
@@ -129,7 +129,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
         "seed": seed, "trays_median": statistics.median(trays), "trays_min": min(trays),
         "reached_cap": sum(t >= cap for t in trays), "score_median": statistics.median(scores),
         "ms_per_tray_median": round(statistics.median(ms), 2),
-        "ms_per_tray_p99": round(ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))], 2),
+        "ms_per_tray_p99": round(percentile(ms, 0.99), 2),
         "trays": trays, "weights_override": overrides or {}, "expert_options": options or {},
         **({**risk_summary(chances), "risk_by_game": [round(r, 4) for r in game_risk]} if risk else {}),
     }

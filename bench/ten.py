@@ -8,21 +8,17 @@ Positions are random non-winning play from shuffled rows where the side to move 
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from common import machine, percentile  # noqa: E402
 from solver.ten.play import random_open_position  # noqa: E402
 from solver.ten.search import solve_open  # noqa: E402
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def main() -> None:
@@ -32,9 +28,8 @@ def main() -> None:
     parser.add_argument("--left", default="6,10,14")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per position (then unknown)")
     args = parser.parse_args()
-    uname = platform.uname()
-    print(f"seed {args.seed}  machine {uname.system} {uname.release} {uname.machine}"
-          f" processor {platform.processor() or '?'}  python {platform.python_version()}")
+    print(f"ten benchmark  seed={args.seed}  positions/size={args.positions}  time limit={args.time_limit:g}s"
+          f"  machine: {machine()}")
     for left in (int(x) for x in args.left.split(",")):
         times, nodes, results, timeouts = [], 0, {}, 0
         for i in range(args.positions):
