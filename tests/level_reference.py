@@ -12,8 +12,9 @@ import reference_rules as ref
 
 TOKEN_KINDS = {"halloween": (), "arabic": ("rotate", "remove", "reroll"), "sudoku": ("remove", "swap", "refresh")}
 REDEALS = ("reroll", "swap", "refresh")  # the tokens that draw from the level's reserve
-# RULES.md §1: a level's tokens when it gives none (Halloween has none)
-DEFAULT_TOKENS = {("arabic", "courtyard"): 5, ("arabic", "standard"): 3, ("arabic", "sultan"): 3,
+# RULES.md §1: a level's tokens when it gives none, by mode (a mode missing here is an error)
+DEFAULT_TOKENS = {("halloween", "endless"): 0, ("halloween", "campaign"): 0,
+                  ("arabic", "courtyard"): 5, ("arabic", "standard"): 3, ("arabic", "sultan"): 3,
                   ("arabic", "speed"): 3, ("sudoku", "classic"): 3, ("sudoku", "sprint"): 3,
                   ("sudoku", "battle"): 3, ("sudoku", "campaign"): 3}
 
@@ -78,7 +79,7 @@ class _Play:
         self.trays = [Counter(t) for t in level["trays"]]
         self.total = sum(len(t) for t in level["trays"])
         self.tray = 0
-        self.tokens = level.get("tokens", DEFAULT_TOKENS.get((self.variant, level["mode"]), 0))
+        self.tokens = level["tokens"] if "tokens" in level else DEFAULT_TOKENS[self.variant, level["mode"]]
         self.placed = 0
         self.limit = level.get("limit", self.total)
         self.goals = level["goals"]

@@ -188,6 +188,8 @@ def clear_points(variant: str, lines: int, regions: int, run: int) -> int:
 
 CELL_POINTS = {"halloween": 1, "arabic": 1, "sudoku": 10}
 TOKEN_BONUS = {"halloween": 0, "arabic": 100, "sudoku": 200}
+# Arabic's flow streak: at the end of a turn that cleared, when the turn before did too
+FLOW_BONUS = {"arabic": 50}
 
 
 class RefGame:
@@ -241,8 +243,8 @@ class RefGame:
         self.turn_cleared = self.turn_cleared or cleared
         self.in_turn += 1
         if self.in_turn == 3:
-            if self.variant == "arabic" and self.turn_cleared and self.prev_turn_cleared:
-                points += 50
+            if self.turn_cleared and self.prev_turn_cleared:
+                points += FLOW_BONUS.get(self.variant, 0)
             self.prev_turn_cleared = self.turn_cleared
             self.turn_cleared = False
             self.in_turn = 0

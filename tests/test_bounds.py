@@ -326,7 +326,7 @@ def test_the_budget_applies_only_where_its_premises_hold():
     assert events_bound(find_variant("sudoku"), (6, 6), 0, 10, 100) is None
     halloween = event_costs(find_variant("halloween"), 0)
     # RULES.md: one line 10 (+5 streak), two 30 (+5); a row and a column share a cell.
-    assert halloween[1] == (15, 10) and halloween[2] == (35, 19) and halloween[6] == (215, 51)
+    assert halloween[1] == (10 + 5, 10) and halloween[2] == (30 + 5, 19) and halloween[6] == (210 + 5, 51)
 
 
 @pytest.mark.parametrize("name", ["halloween", "arabic", "sudoku"])
@@ -353,10 +353,14 @@ def test_event_costs_are_the_hand_counted_cells_of_a_clear():
     crossings with the rows and columns split evenly: 10, 19, 28, 36, 44, 51 cells for 1-6 zones
     and all 100 for every zone; the stones on the board may lie in them. Exact, not only low
     enough (a mutation of this range went unnoticed by the admissibility tests)."""
+    import reference_rules as ref
+
     halloween, arabic = find_variant("halloween"), find_variant("arabic")
     cells = [0, 10, 19, 28, 36, 44, 51]
-    assert event_costs(halloween, 0)[:7] == tuple((10 * n * (n + 1) // 2 + 5 if n else 0, c)
+    # the points: the reference's for n lines cleared at once on a streak (the most they score)
+    assert event_costs(halloween, 0)[:7] == tuple((ref.clear_points("halloween", n, 0, 1), c)
                                                   for n, c in enumerate(cells))
-    assert event_costs(halloween, 0)[20] == (10 * 20 * 21 // 2 + 5, 100)
-    assert event_costs(arabic, 3)[:6] == ((0, 0), (100, 7), (300, 16), (600, 25), (1200, 33), (1200, 41))
+    assert event_costs(halloween, 0)[20] == (ref.clear_points("halloween", 20, 0, 1), 100)
+    assert event_costs(arabic, 3)[:6] == tuple((ref.clear_points("arabic", n, 0, 1), c)
+                                               for n, c in enumerate([0, 7, 16, 25, 33, 41]))
     assert event_costs(find_variant("sudoku"), 0) is None

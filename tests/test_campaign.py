@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -558,11 +559,22 @@ def test_verify_judges_claims_a_search_cut_short_can_still_settle(tmp_path):
     assert text.stderr.splitlines()[-1] == "8 levels: 2 ok, 5 FAIL (a false claim), 1 OPEN (not settled)"
 
 
-@pytest.mark.parametrize("goal, expected, text", [(60, True, "yes"), (90, None, "?"), (97, False, "no")])
-def test_cli_solve_cut_short_says_no_only_when_a_bound_proves_it(tmp_path, goal, expected, text):
+@functools.cache
+def cut_short_answer() -> tuple[int, int]:
+    """The open level's best line and bound when its node limit cuts the search short."""
+    answer = solve_level(parse_level(open_level_data()), time_limit=3600, node_limit=40_000)
+    assert answer.proof == "bound" and answer.best_score + 1 < answer.bound, answer
+    return answer.best_score, answer.bound
+
+
+@pytest.mark.parametrize("goal_at, expected, text", [("best", True, "yes"), ("between", None, "?"),
+                                                      ("above bound", False, "no")])
+def test_cli_solve_cut_short_says_no_only_when_a_bound_proves_it(tmp_path, goal_at, expected, text):
     """Cut short by its node limit, the search's best line on the open level scores less than
     its bound: a goal the line meets is solvable, one above the bound is proven unsolvable
     (any line meeting it would score at least it), and one between is not known (JSON null)."""
+    best, bound = cut_short_answer()
+    goal = {"best": best, "between": best + 1, "above bound": bound + 1}[goal_at]
     data = {**open_level_data(), "goals": [{"score": goal}]}
     path = write(tmp_path, data)
     args = ["solve", path, "--time-limit", "3600", "--node-limit", "40000"]

@@ -423,9 +423,11 @@ def test_run_margin_follows_the_streak_rules():
     differ, by that bonus on one placement); Arabic has no streak run (its flow bonus is per
     turn, in the key); Sudoku's multiplier grows with the run along every clear in a row, so no
     fixed margin bounds it."""
+    import reference_rules as ref
     from solver.campaign_jit import run_margin
 
-    assert [run_margin(find_variant(name)) for name in ("halloween", "arabic", "sudoku")] == [5, 0, -1]
+    streak_bonus = ref.clear_points("halloween", 1, 0, 1) - ref.clear_points("halloween", 1, 0, 0)
+    assert [run_margin(find_variant(name)) for name in ("halloween", "arabic", "sudoku")] == [streak_bonus, 0, -1]
 
 
 def test_bound_schedule_keeps_every_answer():

@@ -10,6 +10,7 @@ exhaustive enumeration written here from RULES.md §1.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from itertools import permutations
@@ -27,6 +28,7 @@ from solver.tray import TraySearch, health
 from solver.tray_cpsat import cpsat_answer, cpsat_safe_moves, cpsat_tray
 from solver.variants import find_variant
 
+import reference_rules
 from watchers import ctrl_c_after
 
 VARIANTS = ("halloween", "arabic", "sudoku")
@@ -70,48 +72,51 @@ def replay(variant, board, pieces, streak, plan) -> Game:
     return game
 
 
+@functools.cache
+def _reference_spots(piece: str) -> tuple[int, ...]:
+    """Every spot of the piece on the empty board as a mask, from the reference's shape table."""
+    cells = reference_rules.piece_cells(piece)
+    height = 1 + max(r for r, _ in cells)
+    width = 1 + max(c for _, c in cells)
+    return tuple(sum(1 << ((row + r) * 10 + col + c) for r, c in cells)
+                 for row in range(11 - height) for col in range(11 - width))
+
+
 def brute_force(variant, board, pieces, streak) -> int | None:
-    """Best tray score by trying every order and every spot (RULES.md §1, read afresh)."""
+    """Best tray score by trying every order and every spot, on the reference rules
+    (``tests/reference_rules.py``: its zones, shapes, points and flow bonus; RULES.md §1 read afresh)."""
+    name = variant.name
     stones = board.stones
-    zones = [(z, i >= len(variant.lines)) for i, z in enumerate(variant.zones) if z & ~stones]
+    zones = [(sum(1 << (r * 10 + c) for r, c in cells), kind == "region")
+             for kind, cells in reference_rules.zones(name)]
+    zones = [(z, region) for z, region in zones if z & ~stones]  # stones alone never clear
+    flow_bonus = reference_rules.FLOW_BONUS.get(name, 0)
     best = None
 
     def go(filled, rest, run, tray_cleared, points):
         nonlocal best
         if not rest:
-            if variant.flow_bonus and tray_cleared and streak > 0:
-                points += variant.flow_bonus
+            if flow_bonus and tray_cleared and streak > 0:
+                points += flow_bonus
             best = points if best is None else max(best, points)
             return
         occupied = filled | stones
-        for spot in placements(rest[0]):
-            if spot.mask & occupied:
+        for mask in _reference_spots(rest[0]):
+            if mask & occupied:
                 continue
-            now = filled | spot.mask
-            done = [(z, r) for z, r in zones if (now | stones) & z == z]
+            now = filled | mask
+            done = [(z, region) for z, region in zones if (now | stones) & z == z]
             cleared = 0
             for z, _ in done:
                 cleared |= z
-            lines = sum(1 for _, r in done if not r)
-            regions = len(done) - lines
-            gained = spot.mask.bit_count() * variant.cell_points + _clear_points(variant.name, lines, regions, run)
+            regions = sum(region for _, region in done)
+            gained = (mask.bit_count() * reference_rules.CELL_POINTS[name]
+                      + reference_rules.clear_points(name, len(done) - regions, regions, run))
             go(now & ~cleared, rest[1:], run + 1 if done else 0, tray_cleared or bool(done), points + gained)
 
     for order in set(permutations(get_piece(p).id for p in pieces)):
         go(board.filled, order, streak, False, 0)
     return best
-
-
-def _clear_points(name: str, lines: int, regions: int, run: int) -> int:
-    n = lines + regions
-    if n == 0:
-        return 0
-    if name == "halloween":
-        return 10 * n * (n + 1) // 2 + (5 if run > 0 else 0)
-    if name == "arabic":
-        return (0, 100, 300, 600, 1200)[min(n, 4)]
-    base = (150 if regions else 100) if n == 1 else 100 * n * n
-    return base + base * run // 2
 
 
 def sequences(board, pieces) -> int:
