@@ -73,9 +73,8 @@ def replay(
 
 def check_mode_stones(game_mode: Mode, start: Board) -> None:
     """A mode with fixed stones (Sultan's Labyrinth: 4) is played on a board with that many."""
-    if game_mode.stones is not None and start.stones.bit_count() != game_mode.stones:
-        raise RulesError(f"--board: mode {game_mode.name} needs exactly {game_mode.stones} stones, "
-                         f"found {start.stones.bit_count()}")
+    if problem := game_mode.stones_problem(start.stones.bit_count()):
+        raise RulesError(f"--board: {problem}")
 
 
 @cli_errors

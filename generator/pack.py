@@ -26,13 +26,15 @@ from solver.board import parse_board
 from solver.errors import RulesError, TenfoldError, clipped
 from solver.level import PACK_FORMAT, parse_level, play_solution
 from solver.pieces import get_piece
+from solver.variants import rules_fingerprint
 
 from .grade import GRADE_NAMES, Measurements
 from .recipes import (RECIPES, Recipe, Unbuildable, build_candidate, candidate_level, candidate_seed, finish_level,
                       grading_option, score_goals)
 
 # Bumped whenever the same command and seed write a different pack (an interrupted run's
-# partial results are then not resumed): 2 = the campaign search's final-tray rule changed
+# partial results are then not resumed; a change of the rules as data, the variants and the
+# piece table, does that by itself: solver.variants.rules_fingerprint): 2 = the campaign search's final-tray rule changed
 # the proofs' node counts, and with them which candidates the grading keeps; 3 = that rule
 # also drops lines that can no longer clear every pumpkin (node counts again); 4 = with one
 # placement left, it must clear every pumpkin and use every pending placement at once; 5 = the
@@ -213,7 +215,7 @@ def generate_pack(
     if backend != "dask" and scheduler is not None:
         raise RulesError("--scheduler: goes with --backend dask (the local backend has no scheduler)")
     params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
-              "version": GENERATOR_VERSION}
+              "version": GENERATOR_VERSION, "rules": rules_fingerprint()}
     client = _dask_client(scheduler) if backend == "dask" else None
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
@@ -390,8 +392,9 @@ def _load_partial(path: Path, params: dict[str, Any],
         header = {}
     theirs = header.get("params") if isinstance(header, dict) else None
     if theirs != params:
-        if not isinstance(theirs, dict) or len(lines) < 2 or theirs.get("version") != params["version"]:
-            os.unlink(path)  # no results, not a partial file, or an older generator's: nothing to keep
+        if (not isinstance(theirs, dict) or len(lines) < 2
+                or any(theirs.get(key) != params[key] for key in ("version", "rules"))):
+            os.unlink(path)  # no results, not a partial file, or another generator's or rules': nothing to keep
             return None
         aside = path.with_name(path.name + ".prev")
         os.replace(path, aside)

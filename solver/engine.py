@@ -89,7 +89,7 @@ class Streak:
     """What the streak rules remember between placements.
 
     ``run``: consecutive clearing placements ending with the last one
-    (Halloween +5, Sudoku multiplier). ``turn_cleared``: the current turn
+    (Halloween's streak bonus, Sudoku's multiplier). ``turn_cleared``: the current turn
     has cleared; ``prev_turn_cleared``: the last finished turn cleared
     (Arabic flow bonus).
     """

@@ -212,11 +212,8 @@ def parse_level(data: Any, where: str = "level") -> Level:
     except TenfoldError as err:
         raise FormatError(f"{where}: field mode: {err}") from None
     board = parse_board(data["board"], f"{where}: field board")
-    if mode.stones is not None and board.stones.bit_count() != mode.stones:
-        raise FormatError(
-            f"{where}: field board: mode {mode.name} needs exactly {mode.stones} stones, "
-            f"found {board.stones.bit_count()}"
-        )
+    if problem := mode.stones_problem(board.stones.bit_count()):
+        raise FormatError(f"{where}: field board: {problem}")
     try:
         trays = [canonical_ids(tray, f"field trays[{t}]") for t, tray in enumerate(data["trays"])]
         reserve = canonical_ids(data.get("reserve", []), "field reserve")

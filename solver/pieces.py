@@ -15,7 +15,8 @@ from .bitboard import SIZE, Bitboard, bb_cell
 from .errors import RulesError, TenfoldError, clipped
 from .jsontext import json_value
 
-# id -> mask text, rows separated by "/". The only place shapes are written.
+# id -> mask text, rows separated by "/". The only place shapes are written (but for the
+# expert's hand-written fit tests of the hardest ones: solver/evaluate.py HARD_PIECES).
 _SHAPES: dict[str, str] = {
     "1x1": "#",
     "1x2": "##",

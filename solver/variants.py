@@ -6,7 +6,9 @@ solver, generator and replayer reads the rules from here (RULES.md §1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+from dataclasses import astuple, dataclass
 from functools import cached_property
 
 from .bitboard import BB_COLS, BB_ROWS, Bitboard, bb_cell
@@ -22,6 +24,13 @@ class Mode:
     seconds_per_tray: int | None = None  # a client's clock: solvers meet it through their time budget
     target: int | None = None  # a score that ends the game (Sprint to 5,000)
     players: int = 1  # a mode of several boards (Battle Matrix), which ``play`` does not play
+
+    def stones_problem(self, stone_count: int) -> str | None:
+        """What is wrong with a board of ``stone_count`` stones in this mode (Sultan's Labyrinth
+        is played on exactly 4), or None."""
+        if self.stones is not None and stone_count != self.stones:
+            return f"mode {self.name} needs exactly {self.stones} stones, found {stone_count}"
+        return None
 
 
 def _box(row0: int, col0: int, height: int, width: int) -> Bitboard:
@@ -42,7 +51,10 @@ class Variant:
     lines: tuple[Bitboard, ...] = LINES
     regions: tuple[Bitboard, ...] = ()
     cell_points: int = 1
-    # (group name, weight, shape ids)
+    # (group name, weight, shape ids); the expert's board features test the hardest of these
+    # shapes by name and by hand-written bit tests (solver/evaluate.py HARD_PIECES, evaluate_jit's
+    # fit counts, lookahead.BULKY): a new large shape is dealt and solved without them, and its
+    # weights (solver/weights.json) were tuned on today's supply
     supply: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
     token_kinds: frozenset[str] = frozenset()
     token_bonus: int = 0  # points per token left at game end
@@ -226,6 +238,20 @@ def find_variant(name: str) -> Variant:
         raise RulesError(
             f"unknown variant {name!r} (expected one of {', '.join(VARIANTS)})"
         ) from None
+
+
+def rules_fingerprint() -> str:
+    """A short hash of the rules as data: every variant's zones, supply, points (the clear points
+    of up to 20 lines and 20 regions at once, on runs 0-4), tokens and modes, and the piece table.
+    A pack's partial results carry it, so a run under other rules never resumes them."""
+    rules = [[variant.name, variant.lines, variant.regions, variant.cell_points, variant.supply,
+              sorted(variant.token_kinds), variant.token_bonus, variant.flow_bonus, variant.default_mode,
+              [astuple(mode) for mode in variant.modes.values()],
+              [variant.clear_points(lines, regions, run) for lines in range(21)
+               for regions in range(21 if variant.regions else 1) for run in range(5)]]
+             for variant in VARIANTS.values()]
+    rules.append([(piece, get_piece(piece).cells) for piece in CANONICAL_IDS])
+    return hashlib.sha256(json.dumps(rules).encode()).hexdigest()[:16]
 
 
 def _check_tables() -> None:

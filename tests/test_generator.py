@@ -16,6 +16,7 @@ from generator.grade import GRADE_NAMES, LINES_CAP, Measurements, grade_of, sett
 from generator.pack import _accept, generate_pack, level_key, mirror_piece
 from solver.errors import RulesError
 from solver.level import parse_pack
+from solver.variants import rules_fingerprint
 from solver.verify import verify_level
 
 KIND, COUNT, SEED, TRAYS = "halloween", 3, 11, 2
@@ -399,3 +400,49 @@ def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
     with pytest.raises(Interrupted):
         generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: True, note=notes.append)
     assert notes == [] and aside.read_text() == before
+
+
+def test_results_under_other_rules_are_not_resumed(base_pack, tmp_path, monkeypatch):
+    """A partial file whose rules fingerprint is not today's (written before a change of the
+    rules' data) is dropped, not resumed: every candidate is built again, to the same pack."""
+    import generator.pack as pack_module
+
+    out = tmp_path / "rules.json"
+    partial = stopped_run(out, 3)
+    lines = partial.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["params"]["rules"] == rules_fingerprint()
+    header["params"]["rules"] = "0" * 16
+    partial.write_text(json.dumps(header) + "\n" + "".join(line + "\n" for line in lines[1:]))
+    built = []
+    real_build = pack_module.build_candidate
+    monkeypatch.setattr(pack_module, "build_candidate",
+                        lambda kind, trays, seed, *a: built.append(seed) or real_build(kind, trays, seed, *a))
+    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
+    assert json.dumps(report.pack, indent=1) == base_pack
+    from generator.recipes import candidate_seed
+
+    earlier = [json.loads(line)["index"] for line in lines[1:]]
+    assert len(earlier) >= 3 and {candidate_seed(KIND, SEED, i) for i in earlier} <= set(built)  # none kept
+    assert not (tmp_path / "rules.json.partial.jsonl.prev").exists()
+
+
+def test_the_rules_fingerprint_follows_the_rules_data(monkeypatch):
+    """A change to a variant's points, supply, modes or zones changes the fingerprint."""
+    from solver.variants import Mode, VARIANTS
+
+    halloween, arabic, sudoku = VARIANTS["halloween"], VARIANTS["arabic"], VARIANTS["sudoku"]
+    today = rules_fingerprint()
+    changes = [(halloween, "streak_bonus", halloween.streak_bonus + 2),
+               (arabic, "supply", arabic.supply[1:]),
+               (arabic, "modes", {**arabic.modes, "marathon": Mode("marathon", 4)}),
+               (sudoku, "regions", sudoku.regions[:-1]),
+               (sudoku, "cell_points", 1)]
+    seen = {today}
+    for variant, name, value in changes:
+        with monkeypatch.context() as patch:
+            patch.setattr(variant, name, value)
+            changed = rules_fingerprint()
+        assert changed not in seen, name
+        seen.add(changed)
+    assert rules_fingerprint() == today
