@@ -264,3 +264,11 @@ def test_only_removals_after_the_last_placement_move_before_it():
     assert removals_before_last_placement([other, place, remove, remove2]) == [other, remove, remove2, place]
     for line in ([place, reroll], [place, remove, reroll], [remove, place], [place], [remove], []):
         assert removals_before_last_placement(line) == line
+
+
+def test_the_schema_names_every_variant_and_only_those():
+    """The schema's variant list is a second copy of solver.variants' table, for clients that
+    validate files without tenfold: the two must agree."""
+    from solver.variants import VARIANTS
+
+    assert LEVEL_SCHEMA["properties"]["variant"]["enum"] == list(VARIANTS)
