@@ -295,12 +295,11 @@ NONE = {"1": 0, "2": 0, "3": 0}
     (hidden(json.loads(EXAMPLE_POSITION.read_text()), {"white": {"1": 1, "2": 0, "3": 1}, "black": ALL}),
      {"1", "3"}, None),
     (hidden(json.loads(EXAMPLE_POSITION.read_text()), {"white": ALL, "black": ALL}, drawn=2), None, set()),
-    (hidden(SECOND_ROUND, {"white": NONE, "black": NONE}), None, None),
+    (hidden(SECOND_ROUND, {"white": NONE, "black": NONE}), None, {"from"}),
 ], ids=["open", "open-second-round", "hidden", "hidden-no-2", "hidden-drawn", "hidden-second-round"])
 def test_ten_solve(tmp_path, position, draws, pv_keys):
     """best_by_draw only with hidden stacks, while placing, with no tile drawn; pv moves carry
-    end (from an open row) or from (second round), never both; hidden stacks in the second
-    round name no move at all."""
+    end (from an open row) or from (second round), never both, hidden stacks' second round too."""
     out = run("ten", "solve", write(tmp_path, "position.json", position), "--depth", "2", "--json")
     if draws is None:
         assert_shape(out, "`ten_solve`", lacks=("best_by_draw",))

@@ -526,6 +526,32 @@ HIDDEN_SECOND_ROUND_WIN = {
     "stacks": {"white": {"1": 0, "2": 0, "3": 0}, "black": {"1": 1, "2": 0, "3": 0}}}
 
 
+@pytest.mark.parametrize("seed", range(60))
+def test_hidden_second_round_names_its_best_move(seed):
+    """In the second round no tile is left to draw, so hidden stacks play as open tiles: the win
+    probability is 1 exactly where the brute force finds a forced win, and the answer names one
+    legal move (it named none: pv empty, no best_by_draw, even for a certain win), which wins at
+    once or leaves the opponent lost by the brute force; none only when the mover must pass."""
+    size = (3, 4, 5, 6, 8)[seed % 5]
+    base = random_open_position(seed=4000 + seed, tiles_left=0, row_size=size)
+    position = TenPosition(base.tiles, base.to_move, "hidden", stacks=((0, 0, 0), (0, 0, 0)))
+    state = bf_state(base)
+    depth = 1 + seed % 3
+    result = solve_hidden(position, depth=depth)
+    assert (result.win_probability == 1) == (bf_value(state, depth) == 1), (seed, result)
+    options = {(cell, value, origin): (child, won) for child, won, (cell, value, origin, _) in bf_moves(state)}
+    if not options:
+        assert result.pv == []
+        return
+    [(colour, move)] = result.pv
+    assert colour == base.to_move and move.end is None and not result.best_by_draw
+    key = ((move.x, move.y), move.value, move.origin)
+    assert key in options, (seed, move)
+    if result.result == "win":
+        child, won = options[key]
+        assert won or bf_value(child, result.depth - 1) == -1, (seed, move)
+
+
 def test_hidden_default_depth_reaches_into_the_second_round():
     """An independent auditor's position: white places its last tile (the drawn 3), black its
     last, and white's first move of the second round wins for certain (at ply 3). The default

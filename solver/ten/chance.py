@@ -55,7 +55,7 @@ class HiddenSearch:
         stack = self.stacks[p]
         total = sum(stack)
         if total == 0:
-            return self.relocate(depth)
+            return self.relocate(depth)[0]
         self._tick()
         key = (self.field.canonical_key()[0], p, *self.stacks[0], *self.stacks[1], depth)
         found = self.memo.get(key)
@@ -131,8 +131,10 @@ class HiddenSearch:
                     break
         return best, best_cell
 
-    def relocate(self, depth: int) -> Fraction:
-        """Second round: no draw; the side to move lifts and puts down one of its tiles."""
+    def relocate(self, depth: int) -> tuple[Fraction, tuple[int, int, int] | None]:
+        """Second round: no draw; the side to move lifts and puts down one of its tiles. Its best
+        move (origin, target, tile; None when no tile can move and the turn passes), and the
+        resulting probability."""
         self._tick()
         f = self.field
         p = self.to_move
@@ -140,8 +142,9 @@ class HiddenSearch:
         maximise = p == self.target
         winning, moves = f.relocations(p)
         if winning is not None:
-            return ONE if maximise else ZERO
+            return (ONE if maximise else ZERO), winning
         best: Fraction | None = None
+        best_move = None
         for move in moves or [None]:
             if move is not None:
                 origin, target, code = move
@@ -159,17 +162,18 @@ class HiddenSearch:
                     f.lift(target)
                     f.place(origin, code)
             if best is None or (result > best if maximise else result < best):
-                best = result
+                best, best_move = result, move
                 if best == (ONE if maximise else ZERO):
                     break
-        return best
+        return best, best_move
 
 
 def solve_hidden(position: TenPosition, depth: int | None = None, time_limit: float | None = None,
                  history: dict | None = None) -> SolveResult:
     """Probability that the side to move wins within ``depth`` plies, and its best move.
 
-    With ``drawn`` set the best move is for that tile; otherwise the root is a draw
+    With ``drawn`` set the best move is for that tile; in the second round (no tile left to
+    draw) it is the best relocation (none when no tile can move); otherwise the root is a draw
     and ``best_by_draw`` holds the best move for each value it could draw.
     ``result`` is ``win`` when the probability is 1, ``loss`` when the opponent wins
     with probability 1, else ``unknown``. Iterative deepening, as for open tiles: the
@@ -216,7 +220,11 @@ def _solve_depth(position: TenPosition, depth: int, deadline: float | None, hist
         x, y = search.field.coord(cell)
         pv = [(mover, TenMove(x, y, position.drawn))]
     elif position.hand_size(mover) == 0:
-        probability = search.relocate(depth)
+        probability, move = search.relocate(depth)
+        if move is not None:  # (None: the mover passes)
+            origin, target, code = move
+            x, y = search.field.coord(target)
+            pv = [(mover, TenMove(x, y, code & 3, search.field.coord(origin)))]
     else:
         probability = ZERO
         stack = search.stacks[mover]
@@ -238,7 +246,7 @@ def _solve_depth(position: TenPosition, depth: int, deadline: float | None, hist
         searches.append(rival)
         try:
             if position.hand_size(mover) == 0:
-                rival_chance = rival.relocate(depth)
+                rival_chance = rival.relocate(depth)[0]
             elif position.drawn is not None:
                 rival_chance = rival.place(depth, position.drawn)[0]
             else:
