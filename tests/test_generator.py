@@ -86,6 +86,20 @@ def stopped_run(out, after: int):
     return out.parent / (out.name + ".partial.jsonl")
 
 
+def generate_counting_builds(out, base_pack: str, monkeypatch) -> list[int]:
+    """Run the base pack's command to ``out`` (resuming what is there); it must write the base
+    pack. Returns the seeds of the candidates it built (not resumed)."""
+    import generator.pack as pack_module
+
+    built = []
+    real_build = pack_module.build_candidate
+    monkeypatch.setattr(pack_module, "build_candidate",
+                        lambda kind, trays, seed, *a: built.append(seed) or real_build(kind, trays, seed, *a))
+    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
+    assert json.dumps(report.pack, indent=1) == base_pack
+    return built
+
+
 def test_interrupted_run_resumes_to_the_same_pack(base_pack, tmp_path):
     out = tmp_path / "resume.json"
     partial = stopped_run(out, 2)
@@ -99,8 +113,6 @@ def test_a_resume_rebuilds_only_what_it_cannot_trust(base_pack, tmp_path, monkey
     not give, and one filed under another candidate's seed: a resume keeps every other result
     (not proving them again), rebuilds those three, writes whole lines after the cut one, and
     ends with the same pack."""
-    import generator.pack as pack_module
-
     out = tmp_path / "cut.json"
     partial = stopped_run(out, 5)
     lines = partial.read_text().splitlines()
@@ -114,12 +126,7 @@ def test_a_resume_rebuilds_only_what_it_cannot_trust(base_pack, tmp_path, monkey
     text = lines[0] + "\n" + "".join(json.dumps(e) + "\n" for e in entries)
     cut = len(text) - 40  # the last line loses its end
     partial.write_text(text[:cut])
-    built = []
-    real_build = pack_module.build_candidate
-    monkeypatch.setattr(pack_module, "build_candidate",
-                        lambda kind, trays, seed, *a: built.append(seed) or real_build(kind, trays, seed, *a))
-    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
-    assert json.dumps(report.pack, indent=1) == base_pack
+    built = generate_counting_builds(out, base_pack, monkeypatch)
     from generator.recipes import candidate_seed
 
     rebuilt = {i for i, e in enumerate(entries) if candidate_seed(KIND, SEED, e["index"]) in built}
@@ -405,8 +412,6 @@ def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
 def test_results_under_other_rules_are_not_resumed(base_pack, tmp_path, monkeypatch):
     """A partial file whose rules fingerprint is not today's (written before a change of the
     rules' data) is dropped, not resumed: every candidate is built again, to the same pack."""
-    import generator.pack as pack_module
-
     out = tmp_path / "rules.json"
     partial = stopped_run(out, 3)
     lines = partial.read_text().splitlines()
@@ -414,12 +419,7 @@ def test_results_under_other_rules_are_not_resumed(base_pack, tmp_path, monkeypa
     assert header["params"]["rules"] == rules_fingerprint()
     header["params"]["rules"] = "0" * 16
     partial.write_text(json.dumps(header) + "\n" + "".join(line + "\n" for line in lines[1:]))
-    built = []
-    real_build = pack_module.build_candidate
-    monkeypatch.setattr(pack_module, "build_candidate",
-                        lambda kind, trays, seed, *a: built.append(seed) or real_build(kind, trays, seed, *a))
-    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
-    assert json.dumps(report.pack, indent=1) == base_pack
+    built = generate_counting_builds(out, base_pack, monkeypatch)
     from generator.recipes import candidate_seed
 
     earlier = [json.loads(line)["index"] for line in lines[1:]]
