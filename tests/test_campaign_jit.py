@@ -757,6 +757,50 @@ def test_compiled_search_spends_tokens_like_the_reference(chunk):
     assert spent > checked // 4  # many best lines spend tokens
 
 
+
+def flow_level(seed: int):
+    """Dense Arabic boards (50-85 % filled, up to six nearly complete zones) and three trays:
+    clears in most turns, so the flow bonus (a turn that clears after one that cleared) is in
+    play on most lines."""
+    return drawn_level(f"ar{seed}", random.Random(f"mut-arabic-{seed}"), "arabic", (0.5, 0.85),
+                       dict(zones=(0, 6), stones=(0, 1, 2), pumpkins=(0, 0, 1, 2)), 11000 + seed,
+                       [[2, 2, 2], [3, 3], [2, 3], [3, 2, 2], [1, 2, 3]], scores=(1,), slack=1)
+
+
+def big_spend_level(seed: int):
+    """Rotate and remove tokens (up to three) on two or three trays of two or three pieces: one
+    board and tray reached with different tokens left."""
+    rng = random.Random(f"mut-bigspend-{seed}")
+    name = ("arabic", "sudoku")[seed % 2]
+    deals = RandomDeals(find_variant(name), 9000 + seed)
+    return parse_level(token_level_data(f"bs{seed}", name, rng, deals, rng.uniform(0.45, 0.85), (0, 4),
+                                        (0, 1, 2, 3), [[2, 2], [3, 2], [2, 1, 2], [3, 3], [2, 2, 1]],
+                                        lambda pieces: (1, 2, 3)))
+
+
+# (maker, seed): where a single-point change of the compiled modules answered wrong (a wrong
+# best, still "optimal", or "infeasible") while every other test passed: a mutation audit of
+# them (2026-12-05, 50 mutants, 16 surviving, these the ones shown to change an answer)
+AUDIT_LEVELS = [
+    (flow_level, 697),  # the turn's "cleared" left out of the table key: 627 for 727
+    (flow_level, 1325),  # the flow bonus left out of the strict pending test: 422 for 472
+    (big_spend_level, 260),  # the tokens left out of the table key: 476 for 776
+    (dense_level, 740),  # a zone two pieces fill exactly together, skipped: infeasible for 3780
+    (random_spend_level, 418),  # a token spend pruned one bonus too eagerly: 604 for 654
+    (random_spend_level, 533),  # the same: 8550 for 8575
+]
+
+
+def test_the_levels_a_mutation_audit_found_agree_with_the_reference():
+    """The compiled search against the pure reference on the levels above, each of which one of
+    those wrong versions answers wrong."""
+    for make, seed in AUDIT_LEVELS:
+        level = make(seed)
+        slow = solve_level(level, time_limit=120, compiled=False)
+        assert slow.complete, f"{level.id}: the reference did not finish"
+        assert_same_answer(level, level.id, solve_level(level, time_limit=120), slow)
+
+
 def test_a_piece_that_only_fits_turned_spends_the_rotate_token():
     """Hand-made: the 1x3 fits only upright, in column 0's three holes, completing column 0 and
     rows 0-2 at once: 3 cells + 1,200 (four zones, Arabic) = 1,203, the one token spent."""
