@@ -34,9 +34,10 @@ from .recipes import (RECIPES, Recipe, Unbuildable, build_candidate, candidate_l
 
 # Bumped whenever the same command and seed write a different pack (an interrupted run's
 # partial results are then not resumed; a change of the rules as data, the variants and the
-# piece table, does that by itself: solver.variants.rules_fingerprint): 2 = the campaign search's final-tray rule changed
-# the proofs' node counts, and with them which candidates the grading keeps; 3 = that rule
-# also drops lines that can no longer clear every pumpkin (node counts again); 4 = with one
+# piece table, does that by itself: solver.variants.rules_fingerprint): 2 = the campaign
+# search's final-tray rule changed the proofs' node counts, and with them which candidates
+# the grading keeps; 3 = that rule also drops lines that can no longer clear every pumpkin
+# (node counts again); 4 = with one
 # placement left, it must clear every pumpkin and use every pending placement at once; 5 = the
 # bound counts only the pieces placeable before the limit (a few nodes fewer); 6 = a state
 # known to meet no goal is pruned when reached again (node counts again); 7 = the pumpkin test
