@@ -25,11 +25,11 @@ from typing import NamedTuple
 from . import watch
 from .bitboard import Bitboard
 from .bounds import clear_points_bound, reachable_pieces
-from .engine import clearing_spots, completes_zone, has_complete_zone, placement_points, settle
+from .engine import (clearing_spots, completes_zone, has_complete_zone, placement_points, settle,
+                     stopping_sets)
 from .level import Level, play_solution, removals_before_last_placement
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse, removals
 from .pieces import get_piece, placements, turned_shapes
-from .tray import stopping_sets
 
 PROOF_OPTIMAL = "optimal"
 PROOF_BOUND = "bound"

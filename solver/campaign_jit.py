@@ -205,7 +205,6 @@ def run_margin(variant) -> int:
     return NO_MARGIN
 
 
-
 @nb.njit(cache=True, inline="always")
 def _hash(a, b, c, d, e, mask):
     h = a * np.uint64(0x9E3779B97F4A7C15)

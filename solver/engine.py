@@ -3,7 +3,9 @@
 Two layers, both used by everything:
 
 * ``settle`` and ``placement_points`` are the rules on plain ints, for the
-  searches' inner loops, which carry the streak as ints too (a run grows by
+  searches' inner loops (with what a placement completes, ``completes_zone``,
+  ``clearing_spots``, and the removals that stop it, ``stopping_sets``),
+  which carry the streak as ints too (a run grows by
   one with each clearing placement and ends at any other, as
   ``Streak.after_placement`` has it; ``Variant.run_key`` is the part of it
   that later points read);
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from .bitboard import SIZE, Bitboard, bb_cell, cell_col, cell_row, scan_cells
 from .board import Board
@@ -82,6 +85,28 @@ def clearing_spots(variant: Variant, occupied: Bitboard, piece_id: str) -> dict[
                 if spot.mask & missing == missing and not spot.mask & occupied:
                     clearing[spot.mask] = spot
     return clearing
+
+
+def stopping_sets(variant: Variant, stones: Bitboard, filled: Bitboard, mask: Bitboard, budget: int,
+                  full_scan: bool):
+    """The sets of tiles (masks, at least one tile and at most ``budget``, the smaller first) whose
+    removal stops zones that placing ``mask`` on ``filled`` would complete, each tile stopping a
+    zone the others do not (else it could wait: it only costs its token). ``full_scan``: zones
+    complete from the start clear with this placement too. Both the tray's rescue and the
+    campaign search spend tokens on these."""
+    if not budget:
+        return
+    occupied = filled | stones | mask
+    zones = variant.zones if full_scan else [z for z, _ in variant.zones_touching(mask)]
+    completed = [z for z in zones if occupied & z == z and z & ~stones]
+    if not completed:
+        return
+    cells = [c for c in scan_cells(filled & ~mask) if any(z >> c & 1 for z in completed)]
+    for size in range(1, budget + 1):
+        for chosen in combinations(cells, size):
+            if all(any(z >> c & 1 and not any(z >> o & 1 for o in chosen if o != c) for z in completed)
+                   for c in chosen):
+                yield sum(1 << c for c in chosen)
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, combinations
+from itertools import chain
 
-from .bitboard import BB_ALL, Bitboard, isolated_empty, scan_cells
+from .bitboard import BB_ALL, Bitboard, isolated_empty
 from .board import Board
 from .bounds import zones_per_piece
-from .engine import Streak, clearing_spots, has_complete_zone, placement_points, settle
+from .engine import Streak, clearing_spots, has_complete_zone, placement_points, settle, stopping_sets
 from .moves import Move, Placement, TokenUse, removals
 from .pieces import SHAPE_CACHE, Spot, get_piece, placements, rotate_cw, turned_shapes
 from .variants import Variant
@@ -452,28 +452,6 @@ def _choices(pieces: tuple[str, ...]):
     for i, piece in enumerate(pieces):
         if piece not in pieces[:i]:
             yield piece, pieces[:i] + pieces[i + 1:]
-
-
-def stopping_sets(variant: Variant, stones: Bitboard, filled: Bitboard, mask: Bitboard, budget: int,
-                  full_scan: bool):
-    """The sets of tiles (masks, at least one tile and at most ``budget``, the smaller first) whose
-    removal stops zones that placing ``mask`` on ``filled`` would complete, each tile stopping a
-    zone the others do not (else it could wait: it only costs its token). ``full_scan``: zones
-    complete from the start clear with this placement too. Both the tray's rescue and the
-    campaign search spend tokens on these."""
-    if not budget:
-        return
-    occupied = filled | stones | mask
-    zones = variant.zones if full_scan else [z for z, _ in variant.zones_touching(mask)]
-    completed = [z for z in zones if occupied & z == z and z & ~stones]
-    if not completed:
-        return
-    cells = [c for c in scan_cells(filled & ~mask) if any(z >> c & 1 for z in completed)]
-    for size in range(1, budget + 1):
-        for chosen in combinations(cells, size):
-            if all(any(z >> c & 1 and not any(z >> o & 1 for o in chosen if o != c) for z in completed)
-                   for c in chosen):
-                yield sum(1 << c for c in chosen)
 
 
 @lru_cache(maxsize=SHAPE_CACHE)

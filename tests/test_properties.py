@@ -245,7 +245,6 @@ def test_points_now_is_what_apply_scores(name):
     """``Game.points_now`` (the greedy policy's measure) gives the board and the points ``apply``
     then scores, flow bonus at a turn's end included, along seeded games of random placements
     (a mutation audit dropped its flow bonus unnoticed)."""
-    from solver.deals import RandomDeals
     from solver.engine import copy_game
     from solver.pieces import placements
 
