@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (cli_errors, interrupted, naming_option, out_path, progress, refuse_file_in_path, searching,
-                        write_atomically)
+from cli.common import (cli_errors, emit_json, interrupted, naming_option, out_path, progress, refuse_file_in_path,
+                        searching, write_atomically)
 from generator.grade import GRADE_NAMES
 from generator.pack import MAX_COUNT, MAX_TRAYS, MAX_WORKERS, Interrupted, PackReport, generate_pack
 from generator.recipes import RECIPES
@@ -31,6 +31,8 @@ def generate(
     workers: Annotated[int, typer.Option(help=f"local worker processes (1 to {MAX_WORKERS})")] = 1,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the run's summary as JSON instead of its table")]
+    = False,
 ) -> None:
     """Generate a pack; every level's solution and best score are proven by the solver."""
     out = out_path(out)
@@ -61,7 +63,29 @@ def generate(
     with naming_option("--out"):
         write_atomically(out, json.dumps(report.pack, indent=1, sort_keys=False) + "\n")
     Path(str(out) + ".partial.jsonl").unlink(missing_ok=True)
-    typer.echo(closing_table(report, out, time.perf_counter() - started))
+    seconds = time.perf_counter() - started
+    if json_out:
+        emit_json(summary_json(report, out, seconds))
+    else:
+        typer.echo(closing_table(report, out, seconds))
+
+
+def summary_json(report: PackReport, out: Path, seconds: float) -> dict:
+    """The closing table's figures for a script (docs/json.md's ``generate``)."""
+    levels = report.pack["levels"]
+    limits = [lv["limit"] for lv in levels]
+    return {
+        "out": str(out),
+        "id": report.pack["id"],
+        "levels": len(levels),
+        "candidates": report.candidates,
+        "per_grade": {grade: report.per_grade.get(grade, 0) for grade in GRADE_NAMES},
+        "limits": {"min": min(limits), "median": statistics.median(limits), "max": max(limits)},
+        "proof_nodes_mean": round(statistics.mean(report.proof_nodes), 1),  # a pack has a level, each proven
+        "proof_seconds_mean": round(statistics.mean(report.proof_seconds), 3),
+        "seconds": round(seconds, 3),
+        "rejected": [{"reason": reason, "count": n} for reason, n in report.rejected.most_common()],
+    }
 
 
 def closing_table(report: PackReport, out: Path, seconds: float | None = None) -> str:

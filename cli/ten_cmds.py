@@ -151,6 +151,7 @@ def play(
                else "draw by threefold repetition" if game.drawn else f"no result after {len(game.moves)} moves")
     if json_out:
         emit_json({"seed": seed, "variant": variant, "result": outcome,
+                   "outcome": "win" if game.winner is not None else "draw" if game.drawn else "unfinished",
                    "winner": None if game.winner is None else colour_name(game.winner),
                    "moves": [m.to_json(c) for c, m in game.moves]})
         return

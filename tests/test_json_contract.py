@@ -133,7 +133,7 @@ def test_docs_json_md_tables_are_readable():
     """Every shape the tests below check is in the document, and every type there is one the
     checker reads (a typo in a table fails here, not as a puzzling mismatch)."""
     assert {"replay", "play", "tray_answer", "expert_hint", "solve", "solve_pack_item", "verdict",
-            "ten_wins", "ten_solve", "ten_play", "health", "pack_list", "level", "solution",
+            "ten_wins", "ten_solve", "ten_play", "generate", "health", "pack_list", "level", "solution",
             "error"} <= set(SHAPES)
     assert set(ALIASES) == {"move"}
     for typ in [*ALIASES.values(), *(t for keys in SHAPES.values() for t in keys.values())]:
@@ -250,6 +250,34 @@ def test_solve(tmp_path):
     assert_shape(run("solve", pack, "--level", "none", "--json"), "`solve`")
 
 
+@pytest.mark.parametrize("count", [2, 4], ids=["all-kept", "some-rejected"])
+def test_generate(tmp_path, count):
+    """The summary is the written pack's: its id, levels, grades and limits; the pack's bytes are
+    those the run without --json writes. Seed 1's first two Sultan candidates are kept, and two of
+    the first six turned down."""
+    from collections import Counter
+
+    summary = run("generate", "sultan", "--count", count, "--seed", 1, "--out", tmp_path / "a.json", "--json")
+    assert_shape(summary, "`generate`")
+    plain = runner.invoke(app, ["generate", "sultan", "--count", str(count), "--seed", "1",
+                                "--out", str(tmp_path / "b.json")])
+    assert plain.exit_code == 0, plain.output
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    pack = json.loads((tmp_path / "a.json").read_text())
+    limits = sorted(lv["limit"] for lv in pack["levels"])
+    assert summary["out"] == str(tmp_path / "a.json") and summary["id"] == pack["id"]
+    assert summary["levels"] == len(pack["levels"]) == count
+    assert summary["per_grade"] == {g: Counter(lv["grade"] for lv in pack["levels"])[g]
+                                    for g in ("easy", "medium", "hard", "expert")}
+    assert (summary["limits"]["min"], summary["limits"]["max"]) == (limits[0], limits[-1])
+    assert summary["candidates"] == count + sum(r["count"] for r in summary["rejected"])
+    assert bool(summary["rejected"]) == (count == 4)
+    assert summary["proof_nodes_mean"] == round(sum(lv["measurements"]["proof_nodes"]
+                                                    for lv in pack["levels"]) / count, 1)
+    for reason in summary["rejected"]:
+        assert f"{reason['count']:>5}  {reason['reason']}" in plain.stdout  # the closing table's line
+
+
 def test_verify(tmp_path):
     """An array of verdicts, one per level (one for a single level too): ok, fail and open."""
     verdicts = run("verify", write(tmp_path, "pack.json", PACK), "--time-limit", "0.3", "--json", code=1)
@@ -280,7 +308,9 @@ def hidden(position: dict, stacks: dict, **extra) -> dict:
 def test_ten_wins_a_second_round_move_says_where_from(tmp_path):
     out = run("ten", "wins", write(tmp_path, "second.json", SECOND_ROUND), "--json")
     assert_shape(out, "`ten_wins`")
-    move = {"x": 2, "y": -1, "value": 3, "from": {"x": 1, "y": -2}}
+    # black's 3 lifted from (1, -2) to (2, -1) makes the anti-diagonal 3 + 2 + 3 + 2
+    move = {"x": 2, "y": -1, "value": 3, "from": {"x": 1, "y": -2},
+            "runs": [[{"x": 2, "y": -1}, {"x": 1, "y": 0}, {"x": 0, "y": 1}, {"x": -1, "y": 2}]]}
     assert out == {"wins": [move], "threats": {"white": [], "black": [move]}}
 
 
@@ -323,7 +353,27 @@ def test_ten_play(args, winner, end):
     assert_shape(out, "`ten_play`")
     assert out["winner"] == winner and out["result"] == (f"{winner} wins" if winner else
                                                          f"no result after {len(out['moves'])} moves")
+    assert out["outcome"] == ("win" if winner else "unfinished")
     assert out["moves"] and all(("end" in m) == end and "from" not in m for m in out["moves"])
+
+
+
+def test_ten_play_a_draw(monkeypatch):
+    """A game drawn by threefold repetition (rare in seeded games: none in 40 at depth 1) is
+    ``outcome: draw`` with no winner: the CLI's reading of the game play_game returns."""
+    import cli.ten_cmds
+    from dataclasses import replace
+
+    from solver.ten.play import play_game
+
+    def drawn_game(*args, **kwargs):
+        game = play_game(*args, **kwargs)
+        return replace(game, winner=None, drawn=True)
+
+    monkeypatch.setattr(cli.ten_cmds, "play_game", drawn_game)
+    out = run("ten", "play", "--seed", "1", "--max-plies", "4", "--depth", "1", "--json")
+    assert_shape(out, "`ten_play`")
+    assert (out["outcome"], out["winner"], out["result"]) == ("draw", None, "draw by threefold repetition")
 
 
 # ---------------------------------------------------------------- serve

@@ -24,7 +24,10 @@ def test_wins_json_shape(tmp_path):
     result = runner.invoke(app, ["ten", "wins", write(tmp_path, RULEBOOK_EXAMPLE), "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data == {"wins": [], "threats": {"white": [{"x": 0, "y": 0, "value": 3}, {"x": 1, "y": 0, "value": 2}],
+    column = [{"x": 0, "y": y} for y in range(4)]  # 3 + 3 + 2 + 2 down column 0
+    diagonal = [{"x": x, "y": x - 1} for x in range(1, 5)]  # 2 + 3 + 3 + 2 down the diagonal
+    assert data == {"wins": [], "threats": {"white": [{"x": 0, "y": 0, "value": 3, "runs": [column]},
+                                                      {"x": 1, "y": 0, "value": 2, "runs": [diagonal]}],
                                            "black": []}}
 
 

@@ -27,20 +27,27 @@ EDGES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 # --- the brute force -------------------------------------------------------
 
-def bf_has_ten(tiles: dict, colour: int) -> bool:
+def bf_ten_runs(tiles: dict, colour: int) -> set[frozenset]:
+    """Every maximal straight run of ``colour``'s tiles summing to 10, each as its set of cells."""
+    found = set()
     for (x, y), (c, _) in tiles.items():
         if c != colour:
             continue
         for dx, dy in LINES:
             if tiles.get((x - dx, y - dy), (None,))[0] == colour:
                 continue  # not the first tile of its run
-            total, cx, cy = 0, x, y
+            total, cx, cy, cells = 0, x, y, []
             while tiles.get((cx, cy), (None,))[0] == colour:
                 total += tiles[(cx, cy)][1]
+                cells.append((cx, cy))
                 cx, cy = cx + dx, cy + dy
             if total == 10:
-                return True
-    return False
+                found.add(frozenset(cells))
+    return found
+
+
+def bf_has_ten(tiles: dict, colour: int) -> bool:
+    return bool(bf_ten_runs(tiles, colour))
 
 
 def bf_connected(cells: set) -> bool:
@@ -158,10 +165,17 @@ def test_brute_force_sees_every_kind_of_position():
 def test_immediate_wins_and_depth_three_match_brute_force(i, left, size):
     position = _random_position(i, left, size)
     state = bf_state(position)
-    expected_wins = {(cell[0], cell[1], value, origin) for _, won, (cell, value, origin, _) in bf_moves(state)
-                     if won}
-    found = {(w.x, w.y, w.value, w.origin) for w in winning_moves(position)}
+    mover = position.to_move
+    expected_wins = {(cell[0], cell[1], value, origin,
+                      # the runs a placement completes pass through its tile; a relocation's may not
+                      frozenset(run for run in bf_ten_runs(after[0], mover) if origin or cell in run))
+                     for after, won, (cell, value, origin, _) in bf_moves(state) if won}
+    found = {(w.x, w.y, w.value, w.origin, frozenset(map(frozenset, w.runs))) for w in winning_moves(position)}
     assert found == expected_wins
+    for w in winning_moves(position):  # each run's cells in order along its line
+        for run in w.runs:
+            steps = {(b[0] - a[0], b[1] - a[1]) for a, b in zip(run, run[1:])}
+            assert len(steps) <= 1 and steps <= set(LINES) | {(-dx, -dy) for dx, dy in LINES}, run
     expected = {1: "win", 0: "unknown", -1: "loss"}[depth_three_value(i, left, size)]
     assert solve_open(position, depth=3).result == expected
 

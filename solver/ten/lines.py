@@ -24,6 +24,7 @@ class WinningMove:
         data: dict[str, Any] = {"x": self.x, "y": self.y, "value": self.value}
         if self.origin is not None:
             data["from"] = {"x": self.origin[0], "y": self.origin[1]}
+        data["runs"] = [[{"x": x, "y": y} for x, y in run] for run in self.runs]
         return data
 
 
