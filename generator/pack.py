@@ -45,8 +45,9 @@ from .recipes import (RECIPES, Recipe, Unbuildable, build_candidate, candidate_l
 # is pruned when its points plus the most its lines added cannot beat the best; 9 = the start of
 # the tray where lines end is dropped when some pumpkin can no longer be cleared in time; 10 = the
 # winning-line count is memoised on the state and points (it stopped short, counting 0, on many),
-# and an option whose grade turns on a count cut short is not taken.
-GENERATOR_VERSION = "10"
+# and an option whose grade turns on a count cut short is not taken; 11 = a level's images on the
+# diagonals and under turns are duplicates too, not only its left-right and top-bottom mirrors.
+GENERATOR_VERSION = "11"
 MAX_CANDIDATES_PER_LEVEL = 400
 MAX_COUNT = 100_000  # levels in one pack
 MAX_WORKERS = 64  # local worker processes: a pool forks them all at once
@@ -63,31 +64,36 @@ class PackReport:
     proof_seconds: list[float] = field(default_factory=list)  # this machine's (or a resumed run's) time
 
 
-def mirror_piece(piece_id: str, upside_down: bool = False) -> str:
-    """A piece's mirror image, by id: left-right, or with ``upside_down`` top-bottom."""
-    rows = get_piece(piece_id).mask_text.split("/")
-    return get_piece("/".join(rows[::-1] if upside_down else [row[::-1] for row in rows])).id
+# The eight symmetries of the square, as (transpose, across, down): the transpose (rows for
+# columns) first, then a left-right and a top-bottom mirror. Each maps every variant's zone
+# families onto themselves (rows and columns swap, and so do Sudoku's 2x5 and 5x2 boxes), so a
+# level and its image, pieces turned with the board, play the same.
+SYMMETRIES = [(transpose, across, down) for transpose in (False, True) for across in (False, True)
+              for down in (False, True)]
+
+
+def image_rows(rows: list[str], transpose: bool = False, across: bool = False, down: bool = False) -> list[str]:
+    """Rows of text (a board, or a piece's mask) under one of the ``SYMMETRIES``."""
+    grid = ["".join(column) for column in zip(*rows)] if transpose else list(rows)
+    grid = grid[::-1] if down else grid
+    return [row[::-1] for row in grid] if across else grid
+
+
+def image_piece(piece_id: str, transpose: bool = False, across: bool = False, down: bool = False) -> str:
+    """A piece's image, by id, under one of the ``SYMMETRIES``."""
+    return get_piece("/".join(image_rows(get_piece(piece_id).mask_text.split("/"), transpose, across, down))).id
 
 
 def level_key(level: dict[str, Any]) -> str:
-    """Identity of a level up to its mirror images (left-right, top-bottom, and both: every zone
-    family maps onto itself, so each plays the same with its pieces mirrored too) and to the
-    order of the pieces inside a tray (any order may be placed): the smallest description."""
+    """Identity of a level up to its images under the eight symmetries of the square (mirrors
+    left-right, top-bottom and on either diagonal, and turns) and to the order of the pieces
+    inside a tray (any order may be placed): the smallest description."""
     rows = parse_board(level["board"]).rows()
     goals = json.dumps([g for g in level["goals"] if "score" not in g], sort_keys=True)
     images = []
-    for across in (False, True):
-        for down in (False, True):
-            board = [row[::-1] if across else row for row in (rows[::-1] if down else rows)]
-            trays = []
-            for tray in level["trays"]:
-                pieces = [get_piece(p).id for p in tray]
-                if across:
-                    pieces = [mirror_piece(p) for p in pieces]
-                if down:
-                    pieces = [mirror_piece(p, upside_down=True) for p in pieces]
-                trays.append(sorted(pieces))
-            images.append("/".join(board) + json.dumps(trays) + goals + str(level.get("limit")))
+    for symmetry in SYMMETRIES:
+        trays = [sorted(image_piece(p, *symmetry) for p in tray) for tray in level["trays"]]
+        images.append("/".join(image_rows(rows, *symmetry)) + json.dumps(trays) + goals + str(level.get("limit")))
     return min(images)
 
 
@@ -324,7 +330,7 @@ def _accept(result, quotas, have, keys, chosen) -> str:
         return "grade not wanted (" + ", ".join(grades) + ")"
     key = level_key(result["level"])
     if key in keys:
-        return "duplicate (mirror images included)"
+        return "duplicate (mirror images and turns included)"
     keys.add(key)
     have[option["grade"]] += 1
     chosen.append((result, option))
