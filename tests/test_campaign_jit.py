@@ -801,6 +801,37 @@ def test_the_levels_a_mutation_audit_found_agree_with_the_reference():
         assert_same_answer(level, level.id, solve_level(level, time_limit=120), slow)
 
 
+def checkerboard_level(ident: str, rows: dict[int, str], trays: list[list[str]], goals: list[dict], limit: int):
+    """A Halloween level whose other rows alternate ``.#..#..#..`` and ``..#..#..#.``: no three
+    empty cells in a line there, and no zone completes but the rows given."""
+    board = [rows.get(r, (".#..#..#..", "..#..#..#.")[r % 2]) for r in range(10)]
+    return parse_level({"format": "tenfold.level/1", "id": ident, "variant": "halloween", "mode": "campaign",
+                        "board": board, "trays": trays, "goals": goals, "limit": limit, "tokens": 0})
+
+
+def test_hand_made_levels_of_the_second_mutation_audit():
+    """Two levels a second audit of the surviving mutants built from the code (2026-12-05), with
+    their answers counted by hand, each also the reference's.
+
+    A pumpkin the third of three 1x1 clears: 3 cells + 10 for row 0 = 13. A reach test counting
+    the cells of one placement fewer than are left called it unclearable (infeasible).
+
+    Three 1x3 fill row 0's gap (13: 3 cells and the row) and row 5's two (3, then 13); in the order
+    row 5's first, row 0's, row 5's second, the last clear follows a clear: +5, so 34, not 29,
+    and the three 1x2 after add 6 (no zone can complete): 40. Both orders reach the same board;
+    a search that stored it as meeting no goal at 29, its children all cut by the bound against
+    a best of 35, pruned the 34 (35, "optimal")."""
+    pumpkin = checkerboard_level("k02", {0: "P######..."} | {r: "." * 10 for r in range(1, 10)},
+                                 [["1x1"] * 3], [{"pumpkins": True}], 3)
+    rows = checkerboard_level("c12", {0: "###...####", 5: "...####..."}, [["1x3"] * 3, ["1x2"] * 2, ["1x2"]],
+                              [{"place_all": True}, {"score": 1}], 6)
+    for level, best in ((pumpkin, 13), (rows, 40)):
+        fast = solve_level(level, time_limit=60)
+        assert (fast.best_score, fast.proof) == (best, "optimal"), level.id
+        assert_same_answer(level, level.id, fast, solve_level(level, time_limit=60, compiled=False))
+        assert play_solution(level, fast.best_line).score == best
+
+
 def test_a_piece_that_only_fits_turned_spends_the_rotate_token():
     """Hand-made: the 1x3 fits only upright, in column 0's three holes, completing column 0 and
     rows 0-2 at once: 3 cells + 1,200 (four zones, Arabic) = 1,203, the one token spent."""
