@@ -215,23 +215,49 @@ def events_limits(costs: tuple[tuple[int, int], ...], caps: tuple[int, ...]) -> 
     return sum(caps), sum(costs[c][1] for c in caps)
 
 
-@lru_cache(maxsize=4096)
-def _events_table(variant: Variant, caps: tuple[int, ...], stones: int) -> np.ndarray:
+# Entries of the events tables one bound may build (a grid's size times the pieces, each of
+# which rewrites the grid): a level of a few dozen trays stays far below it; one of hundreds,
+# whose whole grid would take gigabytes and minutes, builds only the corner it asks for, and
+# past this even that, uses the count bound alone (looser, as sound).
+EVENT_WORK = 30_000_000
+
+
+def _build_events(variant: Variant, caps: tuple[int, ...], stones: int, c_max: int, e_max: int) -> np.ndarray:
     costs = event_costs(variant, stones)
-    c_max, e_max = events_limits(costs, caps)
     table = np.zeros((c_max + 1, e_max + 1), np.int64)
     for cap in caps:
         table = add_events(table, cap, costs)
     return table
 
 
+@lru_cache(maxsize=4096)
+def _events_table(variant: Variant, caps: tuple[int, ...], stones: int) -> np.ndarray:
+    """The whole table for these caps (one per cap list, shared by every state that asks)."""
+    return _build_events(variant, caps, stones, *events_limits(event_costs(variant, stones), caps))
+
+
+_events_corner = lru_cache(maxsize=8)(_build_events)  # a long level's corners: a few MB each
+
+
 def events_bound(variant: Variant, caps: tuple[int, ...], stones: int, completions: int,
                  emptiable: int) -> int | None:
     """Most clear points (streak included) of pieces with these zone caps, within
     ``completions`` zone completions and ``emptiable`` cells emptied; None where the
-    budget does not apply (``event_costs``)."""
-    if event_costs(variant, stones) is None:
+    budget does not apply (``event_costs``), or would cost more than ``EVENT_WORK`` to build.
+
+    A table's entry depends only on entries of fewer completions and cells, so its corner up
+    to what is asked holds the whole table's values there: where the whole table is too big,
+    the corner is built instead."""
+    costs = event_costs(variant, stones)
+    if costs is None:
         return None
-    table = _events_table(variant, tuple(sorted(caps, reverse=True)), stones)
-    c_max, e_max = table.shape
-    return int(table[min(completions, c_max - 1), min(emptiable, e_max - 1)])
+    caps = tuple(sorted(caps, reverse=True))
+    c_max, e_max = events_limits(costs, caps)
+    if len(caps) * (c_max + 1) * (e_max + 1) <= EVENT_WORK:
+        table = _events_table(variant, caps, stones)
+    else:
+        c_max, e_max = min(c_max, completions), min(emptiable, e_max)
+        if len(caps) * (c_max + 1) * (e_max + 1) > EVENT_WORK:
+            return None
+        table = _events_corner(variant, caps, stones, c_max, e_max)
+    return int(table[min(completions, c_max), min(emptiable, e_max)])

@@ -320,6 +320,35 @@ def test_events_bound_is_the_best_choice_of_event_sizes(name):
         assert events_bound(variant, caps, stones, completions, emptiable) == expected
 
 
+@pytest.mark.parametrize("name", LINE_VARIANTS)
+def test_a_table_too_big_to_build_whole_gives_its_corner_or_nothing(monkeypatch, name):
+    """Past ``EVENT_WORK`` (a level of hundreds of trays, whose whole table took gigabytes and
+    minutes past the time limit: an audit's 500-tray level) the bound builds the table's corner
+    up to what is asked, which holds the same value, or past that gives None (the count bound
+    alone); held to the brute force with the budget made small enough to take every path."""
+    import solver.bounds
+
+    monkeypatch.setattr(solver.bounds, "EVENT_WORK", 3000)
+    variant = find_variant(name)
+    rng = random.Random(f"corner-{name}")
+    paths = {"whole": 0, "corner": 0, "none": 0}
+    for _ in range(300):
+        stones = rng.choice((0, 1, 3))
+        caps = tuple(rng.randint(1, 6) for _ in range(rng.randint(1, 5)))
+        completions = rng.randint(0, sum(caps) + 2)
+        emptiable = rng.randint(0, 160)
+        costs = event_costs(variant, stones)
+        whole = len(caps) * (sum(caps) + 1) * (sum(costs[c][1] for c in caps) + 1) <= 3000
+        got = events_bound(variant, caps, stones, completions, emptiable)
+        if got is None:
+            assert not whole and len(caps) * (min(completions, sum(caps)) + 1) * (emptiable + 1) > 3000
+            paths["none"] += 1
+        else:
+            assert got == _brute_force(costs, caps, completions, emptiable)
+            paths["whole" if whole else "corner"] += 1
+    assert min(paths.values()) >= 30, paths
+
+
 def test_the_budget_applies_only_where_its_premises_hold():
     # Sudoku's regions overlap the lines, so the union of n zones is not the line formula.
     assert event_costs(find_variant("sudoku"), 0) is None
