@@ -13,7 +13,7 @@ import typer
 from cli.common import (cli_errors, emit_json, interrupted, naming_option, out_path, progress, refuse_file_in_path,
                         searching, write_atomically)
 from generator.grade import GRADE_NAMES
-from generator.pack import MAX_COUNT, MAX_TRAYS, MAX_WORKERS, Interrupted, PackReport, generate_pack
+from generator.pack import MAX_COUNT, MAX_TRAYS, MAX_WORKERS, Interrupted, PackReport, Shortfall, generate_pack
 from generator.recipes import RECIPES
 from solver.errors import FormatError
 
@@ -49,7 +49,7 @@ def generate(
                 bar.update(accepted - shown[0])
                 shown[0] = accepted
 
-        stopped = None
+        stopped = shortfall = None
         started = time.perf_counter()
         try:
             with naming_option("--out"):  # the partial file beside OUT, its folders made at the start
@@ -58,6 +58,11 @@ def generate(
                                        note=lambda text: typer.echo(f"note: {text}", err=True))
         except Interrupted as err:  # said once the progress bar has closed
             stopped = err
+        except Shortfall as err:  # not bad input (exit 2): the run found too few levels
+            shortfall = err
+    if shortfall is not None:
+        typer.echo(f"error: {shortfall}", err=True)
+        raise typer.Exit(1)
     if stopped is not None:
         interrupted(f"{stopped.kept} candidate results kept in {stopped.partial}; the same command resumes from them")
     with naming_option("--out"):

@@ -120,6 +120,18 @@ def _choose_option(candidate: dict[str, Any], quotas: dict[str, int], have: Coun
     return None if best is None else best[1]
 
 
+class Shortfall(Exception):
+    """Every candidate the run may judge (``MAX_CANDIDATES_PER_LEVEL`` a level) was judged and
+    fewer than ``count`` levels were kept: valid input the recipe cannot fill (no pack is written;
+    the partial file keeps the results)."""
+
+    def __init__(self, found: int, count: int, candidates: int, rejected: Counter) -> None:
+        reasons = ", ".join(f"{n} {reason}" for reason, n in rejected.most_common())
+        super().__init__(f"only {found} of {count} levels found in {candidates} candidates ({reasons}); "
+                         "fewer trays (--trays), another --difficulty or a smaller --count may fill a pack")
+        self.found, self.count = found, count
+
+
 class Interrupted(Exception):
     """``generate_pack`` stopped at the caller's request; ``kept`` candidate results are in the
     partial file, and the same call resumes from them."""
@@ -271,10 +283,7 @@ def generate_pack(
                 if on_candidate is not None:
                     on_candidate(i, result, len(chosen))
     if len(chosen) < count:
-        raise RulesError(
-            f"only {len(chosen)} of {count} levels found in {limit} candidates "
-            f"(rejected: {dict(report.rejected)})"
-        )
+        raise Shortfall(len(chosen), count, limit, report.rejected)
     order = sorted(range(len(chosen)), key=lambda k: (GRADE_NAMES.index(chosen[k][1]["grade"]),
                                                      chosen[k][1]["difficulty"], k))
     levels = []

@@ -282,6 +282,23 @@ def test_a_levels_images_play_the_same(index):
             assert replay.ok and replay.score == answer.best_score, (symmetry, replay.problem)
 
 
+def test_a_run_whose_candidates_run_out_exits_1_and_names_the_rejections(tmp_path, monkeypatch):
+    """Valid input the recipe cannot fill (an audit's generate sultan --trays 12: 800 candidates,
+    6.7 minutes, then exit 2 and a Python dict) is no bad input: exit 1, no pack written, the
+    rejections counted in words as the closing table counts them (here two candidates a level and
+    hard asked: seed 1's first two grade as others)."""
+    import generator.pack
+
+    monkeypatch.setattr(generator.pack, "MAX_CANDIDATES_PER_LEVEL", 2)
+    out = tmp_path / "p.json"
+    result = CliRunner().invoke(app, ["generate", "sultan", "--count", "1", "--seed", "1", "--difficulty", "hard",
+                                      "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "error: only 0 of 1 levels found in 2 candidates (1 grade not wanted (" in result.output
+    assert "fewer trays (--trays)" in result.output and "Traceback" not in result.output
+    assert not out.exists()
+
+
 def test_grades_follow_the_measurements():
     def m(r, g, w, n=1000):
         return Measurements(r, g, w, False, n)
