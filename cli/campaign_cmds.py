@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Optional
 
 import typer
@@ -43,10 +44,12 @@ def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt
 
     if method == "cpsat":
         return solve_level_cpsat(level, time_limit=time_limit)
+    start = time.perf_counter()
     answer = solve_level(level, time_limit=time_limit / 2, hint=level.solution, **nodes)
-    if answer.complete or (interrupt is not None and interrupt.requested):
+    left = time_limit - (time.perf_counter() - start)  # the half the search left, less its overrun
+    if answer.complete or (interrupt is not None and interrupt.requested) or left <= 0:
         return answer
-    return best_of(answer, solve_level_cpsat(level, time_limit=time_limit / 2, hint=answer.best_line))
+    return best_of(answer, solve_level_cpsat(level, time_limit=left, hint=answer.best_line))
 
 
 @cli_errors

@@ -242,3 +242,62 @@ def test_cli_cpsat_says_when_it_leaves_out_a_levels_redeals(tmp_path):
     assert exact["proof"] == "optimal" and exact["solvable"] is True and search.stderr == ""
     assert any(move.get("token") == "reroll" for move in exact["solution"])
     assert play_solution(parse_level(level), parse_moves(exact["solution"])).ok
+
+
+@pytest.mark.parametrize("search_seconds, cpsat_called", [(0.3, True), (1.2, False)])
+def test_auto_gives_cp_sat_what_the_search_left(monkeypatch, search_seconds, cpsat_called):
+    """solve --method auto: the search has half the limit and CP-SAT the rest of it, less the
+    search's overrun (it had the other half whatever the search took: 7.2 s on a 5 s limit, an
+    audit's 30-tray level); none left, the search's answer stands. Here a search that takes 0.3 s
+    or 1.2 s of a 1 s limit, answering a bound."""
+    import time
+
+    import cli.campaign_cmds
+    import solver.campaign_cpsat
+    from solver.campaign import CampaignAnswer
+
+    level = parse_level({"format": "tenfold.level/1", "id": "x", "variant": "halloween", "mode": "campaign",
+                         "board": ["." * 10] * 10, "trays": [["1x1"]], "goals": [{"score": 1}]})
+    given = []
+
+    def slow_search(level, time_limit, **kwargs):
+        time.sleep(search_seconds)
+        return CampaignAnswer(None, None, "bound", 99, None, None, complete=False)
+
+    def cpsat(level, time_limit, hint=None):
+        given.append(time_limit)
+        return CampaignAnswer(None, None, "bound", 98, None, None, complete=False)
+
+    monkeypatch.setattr(cli.campaign_cmds, "solve_level", slow_search)
+    monkeypatch.setattr(solver.campaign_cpsat, "solve_level_cpsat", cpsat)
+    answer = cli.campaign_cmds.solve_one(level, "auto", 1.0)
+    if cpsat_called:
+        assert len(given) == 1 and 0.5 < given[0] <= 0.7 and answer.bound == 98
+    else:
+        assert given == [] and answer.bound == 99
+
+
+def test_cp_sat_counts_building_its_model_against_the_limit(monkeypatch):
+    """The model's building (a second or more on a long level) is part of CP-SAT's time limit:
+    its solver gets what is left (it had the whole limit after the building)."""
+    import time
+
+    import solver.campaign_cpsat as cpsat
+
+    build, real_solve = cpsat._CampaignModel.__init__, cpsat.watch.solve_cpsat
+    seen = []
+
+    def slow_build(self, level):
+        build(self, level)
+        time.sleep(0.4)
+
+    def solve(solver, model):
+        seen.append(solver.parameters.max_time_in_seconds)
+        return real_solve(solver, model)
+
+    monkeypatch.setattr(cpsat._CampaignModel, "__init__", slow_build)
+    monkeypatch.setattr(cpsat.watch, "solve_cpsat", solve)
+    level = parse_level({"format": "tenfold.level/1", "id": "x", "variant": "halloween", "mode": "campaign",
+                         "board": ["." * 10] * 10, "trays": [["1x1", "2x2"]], "goals": [{"score": 1}]})
+    answer = solve_level_cpsat(level, time_limit=1.0)
+    assert len(seen) == 1 and 0.3 < seen[0] <= 0.6 and answer.best_score == 1 + 4
