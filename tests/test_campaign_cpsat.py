@@ -154,12 +154,21 @@ def test_deterministic():
 
 
 def test_a_model_cpsat_refuses_is_an_error_not_an_answer():
-    """CP-SAT answers MODEL_INVALID to a negative time limit: read as "no solution found" it
-    made a solvable level "solvable=no, bound 0"."""
+    """CP-SAT answers MODEL_INVALID to invalid parameters, such as a negative time limit: read
+    as "no solution found" it made a solvable level "solvable=no, bound 0". (solve_level_cpsat
+    now leaves its solver at least a millisecond, whatever the model's building took.)"""
+    from ortools.sat.python import cp_model
+
+    from solver import watch
+
     level = random_level(2)
     assert solve_level_cpsat(level).proof == PROOF_OPTIMAL  # a level CP-SAT solves at once
+    model = cp_model.CpModel()
+    model.add(model.new_bool_var("x") == 1)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = -1
     with pytest.raises(ValueError, match="CP-SAT refused"):
-        solve_level_cpsat(level, time_limit=-1)
+        watch.solve_cpsat(solver, model)
 
 
 def test_hint_is_used_and_answer_unchanged():
