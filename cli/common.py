@@ -7,9 +7,9 @@ import functools
 import json
 import math
 import os
+import secrets
 import signal
 import sys
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -260,33 +260,35 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
     staged: list[tuple[str, Path]] = []
     moved: list[tuple[Path, str | None]] = []  # (place, where its old file was set aside)
     done = False
+    # Each step is noted before it is taken, so that a Ctrl-C (a KeyboardInterrupt between any
+    # two steps) finds it in the lists the cleanup below undoes; undoing a step not yet taken
+    # fails quietly.
     try:
         for path, data in places.items():
             with _naming(path):
                 for folder in reversed(path.parents):
                     if not folder.exists():
-                        folder.mkdir(exist_ok=True)  # exist_ok: made meanwhile by another
                         created.append(folder)
-                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+                        folder.mkdir(exist_ok=True)  # exist_ok: made meanwhile by another
+                tmp = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp")
                 staged.append((tmp, path))
-                with os.fdopen(fd, "wb") as fh:
+                with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
                     fh.write(data)
                 os.chmod(tmp, _new_file_mode(path))
         for tmp, path in staged:
             with _naming(path):
-                old = None
-                if path.exists():
-                    old = tmp + ".old"
-                    os.replace(path, old)
+                old = tmp + ".old" if path.exists() else None
                 moved.append((path, old))
+                if old:
+                    os.replace(path, old)
                 os.replace(tmp, path)
         done = True
     finally:
         if not done:
             for path, old in reversed(moved):  # back as it was, as far as the file system lets
-                if old:
+                if old and os.path.exists(old):
                     _quietly(os.replace, old, path)
-                else:
+                elif not old:
                     _quietly(os.unlink, path)
         for tmp, _ in staged:
             _quietly(os.unlink, tmp)
@@ -316,7 +318,7 @@ def _quietly(call, *args) -> None:
 
 
 def _new_file_mode(path: Path) -> int:
-    """The mode a plain open() would give: the old file's, else 0o666 less the umask (mkstemp makes 0o600)."""
+    """The mode a plain open() would give: the old file's (a temporary file is made new), else 0o666 less the umask."""
     try:
         return path.stat().st_mode & 0o7777
     except FileNotFoundError:

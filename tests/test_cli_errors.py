@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -431,6 +432,55 @@ def test_an_export_that_runs_out_of_disk_names_the_file_and_leaves_nothing(tmp_p
     result = runner.invoke(app, ["export", pack, "--format", "json", "--out", str(out)])
     assert_bad_input(result, str(out / "second.json"), "No space left on device")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pack.json"]
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-the-step", "after-the-step"])
+def test_a_ctrl_c_at_any_step_of_writing_files_leaves_them_as_they_were(tmp_path, monkeypatch, after):
+    """A KeyboardInterrupt at every step of writing three files (a new folder; two old files to
+    replace), raised as the step begins or just after it is done: each time the old files are
+    back with their contents and nothing else is left, no folder, no temporary file. A big-pack
+    audit's Ctrl-C during export left the new folder with a temporary file, 3 times in 3 (the
+    interrupt fell between making the file and noting it)."""
+    from cli.common import write_files_atomically
+
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("a.json", "c.json"):
+        (out / name).write_text(f"old {name}")
+    files = {out / "a.json": b"new a", out / "new" / "b.json": b"new b", out / "c.json": b"new c"}
+    def state():
+        return {p: p.read_bytes() if p.is_file() else "folder" for p in out.rglob("*")}
+
+    before = state()
+    steps = {"os.open": (os, "open"), "os.replace": (os, "replace"), "os.chmod": (os, "chmod"),
+             "mkdir": (Path, "mkdir")}
+    calls = {"n": 0, "at": 0}
+
+    def interrupting(real):
+        def step(*args, **kwargs):
+            calls["n"] += 1
+            if calls["n"] == calls["at"] and not after:
+                raise KeyboardInterrupt
+            done = real(*args, **kwargs)
+            if calls["n"] == calls["at"]:
+                raise KeyboardInterrupt
+            return done
+        return step
+
+    for owner, name in steps.values():
+        monkeypatch.setattr(owner, name, interrupting(getattr(owner, name)))
+    interrupted = 0
+    while True:
+        calls.update(n=0, at=calls["at"] + 1)
+        try:
+            write_files_atomically(files)
+        except KeyboardInterrupt:
+            interrupted += 1
+            assert state() == before, calls["at"]
+            continue
+        break
+    assert interrupted >= 9  # a folder, three files made, three modes, two set aside, three renamed
+    assert {p: p.read_bytes() for p in files} == files
 
 
 def test_an_export_to_a_symbolic_link_replaces_the_file_it_points_to(tmp_path):
