@@ -149,14 +149,16 @@ def verify(
         with searching(f"verifying {lv.id}") as interrupt:
             verdict = verify_level(lv, time_limit)
         if interrupt.requested:  # its re-proof was cut short: no verdict
+            if json_out:  # the verdicts so far, as solve prints its answers so far
+                emit_json([v.to_json() for v in verdicts])
             interrupted(f"verified {len(verdicts)} of {len(levels)} levels; {_tally(verdicts)}")
         verdicts.append(verdict)
         if not json_out:
             typer.echo(verdict.line())
     if json_out:
         emit_json([v.to_json() for v in verdicts])
-    else:  # stdout keeps one line per level (issue #4); the count goes to stderr
-        typer.echo(f"{len(verdicts)} level{'s' * (len(verdicts) != 1)}: {_tally(verdicts)}", err=True)
+    # stdout keeps one line per level (issue #4), or the JSON; the count goes to stderr
+    typer.echo(f"{len(verdicts)} level{'s' * (len(verdicts) != 1)}: {_tally(verdicts)}", err=True)
     if not all(v.ok for v in verdicts):
         raise typer.Exit(1)
 

@@ -305,6 +305,34 @@ def hidden(position: dict, stacks: dict, **extra) -> dict:
     return {**data, "variant": "hidden", "stacks": stacks, **extra}
 
 
+def test_verify_stopped_by_ctrl_c_prints_the_verdicts_so_far(tmp_path, monkeypatch):
+    """A Ctrl-C while the second level is re-proven: the first level's verdict, as JSON, then
+    exit 130 (a big-pack audit's verify --json, stopped after 118 of 1,000 levels, printed
+    nothing), and the count on stderr, which --json left out."""
+    import cli.campaign_cmds
+    from solver import watch
+
+    real = cli.campaign_cmds.verify_level
+    seen = []
+
+    def verify_level(level, time_limit):
+        seen.append(level.id)
+        if len(seen) == 2:
+            watch.WATCHERS[-1].handle(2, None)  # the SIGINT handler, as a Ctrl-C calls it
+        return real(level, time_limit)
+
+    monkeypatch.setattr(cli.campaign_cmds, "verify_level", verify_level)
+    result = runner.invoke(app, ["verify", write(tmp_path, "pack.json", PACK), "--time-limit", "0.3", "--json"])
+    assert result.exit_code == 130, result.output
+    verdicts = json.loads(result.stdout)
+    assert_shape(verdicts, "array of `verdict`")
+    assert [v["id"] for v in verdicts] == [PACK["levels"][0]["id"]]
+    whole = runner.invoke(app, ["verify", write(tmp_path, "one.json", PACK["levels"][0]), "--time-limit", "0.3",
+                                "--json"])
+    assert json.loads(whole.stdout) == verdicts
+    assert "1 level: " in whole.stderr and "interrupted: verified 1 of" in result.stderr
+
+
 def test_ten_wins_a_second_round_move_says_where_from(tmp_path):
     out = run("ten", "wins", write(tmp_path, "second.json", SECOND_ROUND), "--json")
     assert_shape(out, "`ten_wins`")
