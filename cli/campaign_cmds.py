@@ -145,18 +145,20 @@ def verify(
     check_seconds(time_limit, allow_inf=True)
     levels, _ = load_levels(path, level)
     verdicts: list[Verdict] = []
+    stopped = False
     for lv in levels:
         with searching(f"verifying {lv.id}") as interrupt:
             verdict = verify_level(lv, time_limit)
         if interrupt.requested:  # its re-proof was cut short: no verdict
-            if json_out:  # the verdicts so far, as solve prints its answers so far
-                emit_json([v.to_json() for v in verdicts])
-            interrupted(f"verified {len(verdicts)} of {len(levels)} levels; {_tally(verdicts)}")
+            stopped = True
+            break
         verdicts.append(verdict)
         if not json_out:
             typer.echo(verdict.line())
-    if json_out:
+    if json_out:  # (after a Ctrl-C, the verdicts so far, as solve prints its answers so far)
         emit_json([v.to_json() for v in verdicts])
+    if stopped:
+        interrupted(f"verified {len(verdicts)} of {len(levels)} levels; {_tally(verdicts)}")
     # stdout keeps one line per level (issue #4), or the JSON; the count goes to stderr
     typer.echo(f"{len(verdicts)} level{'s' * (len(verdicts) != 1)}: {_tally(verdicts)}", err=True)
     if not all(v.ok for v in verdicts):

@@ -129,7 +129,6 @@ class Shortfall(Exception):
         reasons = ", ".join(f"{n} {reason}" for reason, n in rejected.most_common())
         super().__init__(f"only {found} of {count} levels found in {candidates} candidates ({reasons}); "
                          "fewer trays (--trays), another --difficulty or a smaller --count may fill a pack")
-        self.found, self.count = found, count
 
 
 class Interrupted(Exception):

@@ -26,6 +26,7 @@ from solver.pieces import placements
 from solver.variants import find_variant
 
 from random_boards import MODES, dress, random_goals
+from test_campaign import level_data
 from tiers import seeds
 
 VARIANTS = ("halloween", "arabic", "sudoku")
@@ -265,8 +266,7 @@ def test_auto_gives_cp_sat_what_the_search_left(monkeypatch, search_seconds, cps
     import solver.campaign_cpsat
     from solver.campaign import CampaignAnswer
 
-    level = parse_level({"format": "tenfold.level/1", "id": "x", "variant": "halloween", "mode": "campaign",
-                         "board": ["." * 10] * 10, "trays": [["1x1"]], "goals": [{"score": 1}]})
+    level = parse_level(level_data())
     given = []
 
     def slow_search(level, time_limit, **kwargs):
@@ -306,7 +306,6 @@ def test_cp_sat_counts_building_its_model_against_the_limit(monkeypatch):
 
     monkeypatch.setattr(cpsat._CampaignModel, "__init__", slow_build)
     monkeypatch.setattr(cpsat.watch, "solve_cpsat", solve)
-    level = parse_level({"format": "tenfold.level/1", "id": "x", "variant": "halloween", "mode": "campaign",
-                         "board": ["." * 10] * 10, "trays": [["1x1", "2x2"]], "goals": [{"score": 1}]})
+    level = parse_level(level_data(trays=[["1x1", "2x2"]]))
     answer = solve_level_cpsat(level, time_limit=1.0)
     assert len(seen) == 1 and 0.3 < seen[0] <= 0.6 and answer.best_score == 1 + 4
