@@ -36,7 +36,20 @@ class Board:
         return EMPTY
 
     def rows(self) -> list[str]:
-        return ["".join(self.char_at(r, c) for c in range(SIZE)) for r in range(SIZE)]
+        """Each row's text, as ``char_at`` spells its cells (a tile or empty a row at a time,
+        then the few stones and pumpkins: a big pack's writing spent much of its time here)."""
+        out = []
+        for r in range(SIZE):
+            shift = r * SIZE
+            chars = list(format((self.filled >> shift) & _ROW, "010b")[::-1].translate(_TILES))
+            for mask, char in ((self.pumpkins, PUMPKIN), (self.stones, STONE)):
+                bits = (mask >> shift) & _ROW
+                while bits:
+                    low = bits & -bits
+                    chars[low.bit_length() - 1] = char
+                    bits ^= low
+            out.append("".join(chars))
+        return out
 
     def text(self) -> str:
         """One-line board text, rows separated by ``/``."""
@@ -72,17 +85,20 @@ def parse_board(text: str | list[str], field: str = "board") -> Board:
     for r, row in enumerate(rows):
         if len(row) != SIZE:
             raise FormatError(f"{field}: row {r}: expected {SIZE} characters, found {len(row)} ({clipped(repr(row))})")
-        for c, ch in enumerate(row):
-            bit = bb_cell(r, c)
-            if ch == TILE:
-                filled |= bit
-            elif ch == STONE:
-                stones |= bit
-            elif ch == PUMPKIN:
-                filled |= bit
-                pumpkins |= bit
-            elif ch != EMPTY:
-                raise FormatError(
-                    f"{field}: row {r}, column {c}: unknown character {ch!r} (expected one of . # S P)"
-                )
+        if not _BOARD_CHARS.issuperset(row):
+            c, ch = next((c, ch) for c, ch in enumerate(row) if ch not in _BOARD_CHARS)
+            raise FormatError(f"{field}: row {r}, column {c}: unknown character {ch!r} (expected one of . # S P)")
+        # a row's cells as bits, column 0 the lowest: the row reversed, each kind of cell a 1
+        shift = r * SIZE
+        filled |= int(row[::-1].translate(_FILLED_BITS), 2) << shift
+        stones |= int(row[::-1].translate(_STONE_BITS), 2) << shift
+        pumpkins |= int(row[::-1].translate(_PUMPKIN_BITS), 2) << shift
     return Board(filled, stones, pumpkins)
+
+
+_ROW = (1 << SIZE) - 1
+_BOARD_CHARS = frozenset(EMPTY + TILE + STONE + PUMPKIN)
+_TILES = str.maketrans("01", EMPTY + TILE)
+_FILLED_BITS = str.maketrans({EMPTY: "0", TILE: "1", STONE: "0", PUMPKIN: "1"})
+_STONE_BITS = str.maketrans({EMPTY: "0", TILE: "0", STONE: "1", PUMPKIN: "0"})
+_PUMPKIN_BITS = str.maketrans({EMPTY: "0", TILE: "0", STONE: "0", PUMPKIN: "1"})

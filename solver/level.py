@@ -7,7 +7,6 @@ fields are kept and written back unchanged.
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,7 +17,7 @@ from .board import Board, parse_board
 from .deals import ScriptedDeals
 from .engine import Game, Streak
 from .errors import FormatError, TenfoldError, clipped
-from .jsontext import json_kind, json_value
+from .jsontext import json_copy, json_kind, json_value
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse, parse_moves
 from .pieces import canonical_ids
 from .spelling import SpelledDeals, spell_moves
@@ -29,11 +28,16 @@ PACK_FORMAT = "tenfold.pack/1"
 
 
 @lru_cache(maxsize=None)
+def _schema(name: str) -> dict[str, Any]:
+    return json.loads(resources.files("levels").joinpath("schema", f"{name}.schema.json").read_text("utf-8"))
+
+
+@lru_cache(maxsize=None)
 def _validator(name: str):
+    """The schema's validator, whose first error a message names."""
     import jsonschema
 
-    text = resources.files("levels").joinpath("schema", f"{name}.schema.json").read_text("utf-8")
-    schema = json.loads(text)
+    schema = _schema(name)
     # an integer is an int, as our fields count things: JSON Schema would also take 5.0
     integers = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool))
@@ -63,7 +67,85 @@ def _where(path) -> str:
     return "".join(parts) or "(top level)"
 
 
+# The keywords the quick check below knows to mean what they mean to the validator above: in
+# fastjsonschema's draft 7 as in draft 2020-12, but for "integer", which it takes 5.0 for.
+_QUICK_KEYWORDS = frozenset({
+    "$schema", "$id", "title", "type", "properties", "items", "required", "additionalProperties",
+    "minProperties", "maxProperties", "const", "enum", "pattern", "minLength", "minItems", "maxItems",
+    "minimum", "maximum"})
+
+
+def _quick_keywords_only(schema: Any) -> bool:
+    if not isinstance(schema, dict) or not set(schema) <= _QUICK_KEYWORDS:
+        return False
+    subs = [*schema.get("properties", {}).values()]
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            subs.append(schema[key])
+    return all(_quick_keywords_only(sub) for sub in subs)
+
+
+@lru_cache(maxsize=None)
+def _quick_check(name: str):
+    """A compiled check of the schema (fastjsonschema: a big pack's levels are checked some 30
+    times faster than jsonschema checks them), or None where the schema uses a keyword it is
+    not known to read alike. It says only whether a value passes; a value it refuses is
+    checked again by ``_validator`` for the message (tests/test_level_files.py holds the two
+    to each other on mutated levels)."""
+    import fastjsonschema
+
+    schema = _schema(name)
+    return fastjsonschema.compile(schema) if _quick_keywords_only(schema) else None
+
+
+@lru_cache(maxsize=None)
+def _integer_places_of(name: str):
+    return _integer_places(_schema(name))
+
+
+def _integer_places(schema: dict[str, Any]):
+    """Where the schema asks for an integer: None where nowhere, else (here, {property: places},
+    the items' places), the path ``_integer_as_float`` walks instead of the whole value."""
+    types = schema.get("type")
+    types = types if isinstance(types, list) else [types]
+    here = "integer" in types and "number" not in types
+    properties = {key: places for key, sub in schema.get("properties", {}).items()
+                  if (places := _integer_places(sub)) is not None}
+    items = _integer_places(schema["items"]) if isinstance(schema.get("items"), dict) else None
+    return (here, properties, items) if here or properties or items else None
+
+
+def _integer_as_float(places, value: Any) -> bool:
+    """Whether ``value`` holds a float, such as 5.0, where the schema asks for an integer,
+    which JSON Schema takes and the quick check too, and tenfold refuses."""
+    if places is None:
+        return False
+    here, properties, items = places
+    if here and type(value) is float:
+        return True
+    if isinstance(value, dict):
+        return any(key in value and _integer_as_float(sub, value[key]) for key, sub in properties.items())
+    if isinstance(value, list) and items is not None:
+        return any(_integer_as_float(items, item) for item in value)
+    return False
+
+
+def _passes_quickly(data: Any, name: str) -> bool:
+    import fastjsonschema
+
+    check = _quick_check(name)
+    if check is None:
+        return False
+    try:
+        check(data)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return not _integer_as_float(_integer_places_of(name), data)
+
+
 def validate_schema(data: Any, name: str, where: str) -> None:
+    if _passes_quickly(data, name):
+        return
     errors = sorted(_validator(name).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         err = errors[0]
@@ -153,7 +235,11 @@ class Level:
         return self.reserve if self.spelled is None else self.spelled[1]
 
     def to_json(self) -> dict[str, Any]:
-        out = copy.deepcopy(self.raw)
+        # the file's fields in its order, but for those written anew below, which are not copied
+        written = {"format", "id", "variant", "mode", "board", "trays", "limit", "tokens", "goals",
+                   *(["reserve"] if self.reserve else []), *(["solution"] if self.solution is not None else []),
+                   *(["best"] if self.best is not None else [])}
+        out = {key: None if key in written else json_copy(item) for key, item in self.raw.items()}
         out.update(
             {
                 "format": LEVEL_FORMAT,
@@ -164,7 +250,7 @@ class Level:
                 "trays": [list(t) for t in self.spelled_trays],
                 "limit": self.limit,
                 "tokens": self.tokens,
-                "goals": copy.deepcopy(self.goals),
+                "goals": json_copy(self.goals),
             }
         )
         if self.reserve:
@@ -202,16 +288,17 @@ def pick_level(item: Level | Pack, level_id: str, source: str = "the file") -> L
 def parse_level(data: Any, where: str = "level") -> Level:
     if isinstance(data, dict) and "format" not in data and where != "level":
         data = {"format": LEVEL_FORMAT, **data}  # levels inside a pack may omit it
+    board = None
     if isinstance(data, dict) and isinstance(data.get("board"), list):
         # before the schema, whose pattern error would not name the column and character
-        parse_board(data["board"], f"{where}: field board")
+        board = parse_board(data["board"], f"{where}: field board")
     validate_schema(data, "level", where)
+    assert board is not None  # the schema asks for a board, a list
     variant = find_variant(data["variant"])
     try:
         mode = variant.mode(data["mode"])
     except TenfoldError as err:
         raise FormatError(f"{where}: field mode: {err}") from None
-    board = parse_board(data["board"], f"{where}: field board")
     if problem := mode.stones_problem(board.stones.bit_count()):
         raise FormatError(f"{where}: field board: {problem}")
     try:
@@ -240,7 +327,7 @@ def parse_level(data: Any, where: str = "level") -> Level:
         tokens=data.get("tokens", mode.tokens),
         solution=solution,
         best=data.get("best"),
-        raw=copy.deepcopy(data),
+        raw=json_copy(data),
         spelled=None if (trays, reserve) == (data["trays"], data.get("reserve", [])) else
         ([list(t) for t in data["trays"]], list(data.get("reserve", []))),
     )
@@ -261,13 +348,13 @@ class Pack:
         raise FormatError(f"pack {self.id}: no level with id {level_id!r}")
 
     def to_json(self) -> dict[str, Any]:
-        out = copy.deepcopy(self.raw)
+        out = json_copy(self.raw)
         out.update(
             {
                 "format": PACK_FORMAT,
                 "id": self.id,
                 "title": self.title,
-                "generator": copy.deepcopy(self.generator),
+                "generator": json_copy(self.generator),
                 "levels": [lv.to_json() for lv in self.levels],
             }
         )
@@ -282,7 +369,9 @@ def parse_pack(data: Any, where: str = "pack") -> Pack:
         if lv.id in seen:
             raise FormatError(f"{where}: levels[{i}]: duplicate level id {lv.id!r}")
         seen.add(lv.id)
-    return Pack(data["id"], data["title"], dict(data["generator"]), levels, copy.deepcopy(data))
+    # the levels' own raw copies hold theirs: to_json writes each level from its Level
+    raw = {key: [] if key == "levels" else json_copy(item) for key, item in data.items()}
+    return Pack(data["id"], data["title"], dict(data["generator"]), levels, raw)
 
 
 def parse_level_or_pack(data: Any, where: str = "file") -> Level | Pack:

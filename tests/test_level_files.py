@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from pathlib import Path
 
 import jsonschema
@@ -72,6 +73,72 @@ def test_loading_rejects_what_the_schema_rejects(field, value):
         jsonschema.validate(data, LEVEL_SCHEMA)
     with pytest.raises(FormatError, match=field):
         parse_level(data)
+
+
+# values a mutation puts in a field: right and wrong kinds, integers as floats, edge numbers,
+# strings with line breaks, rows of a board, goals, moves
+ODD_VALUES = [None, True, False, 0, 1, -1, 3, 5.0, 0.0, 2.5, 1000000, 1000001, 1001, "", "x", "a\nb",
+              "tenfold.level/1", "halloween", "campaign", "1x1", "." * 10, "P########.", "." * 9 + "Z",
+              "." * 11, [], [True], ["1x1"], ["1x1"] * 4, [[]], [["1x1"]], [{"score": 5}], [{"score": 5.0}],
+              [{"pumpkins": True}], [{"pumpkins": 1}], [{}], [{"score": 1, "place_all": True}], {},
+              {"score": 3, "proof": "bound"}, {"score": 3.0, "proof": "optimal", "bound": 4},
+              {"score": None, "proof": "infeasible"}, {"piece": "1x1", "row": 0, "col": 0}, ["." * 10] * 10,
+              ["." * 10] * 9, 4.0, 1.0, [{"score": 0.0}], {"score": 3, "proof": "bound", "bound": 7.0}]
+
+
+def mutated(rng, value, depth=0):
+    """``value`` with one change at a random place: a value replaced, a key dropped or added."""
+    if isinstance(value, dict) and value and rng.random() < 0.7:
+        key = rng.choice(sorted(value))
+        choice = rng.random()
+        if choice < 0.15:
+            return {k: v for k, v in value.items() if k != key}
+        if choice < 0.25:
+            return {**value, rng.choice(["score", "proof", "extra", "limit", "pumpkins"]): rng.choice(ODD_VALUES)}
+        return {**value, key: mutated(rng, value[key], depth + 1)}
+    if isinstance(value, list) and value and rng.random() < 0.7:
+        i = rng.randrange(len(value))
+        return value[:i] + [mutated(rng, value[i], depth + 1)] + value[i + 1:]
+    return copy.deepcopy(rng.choice(ODD_VALUES))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_quick_schema_check_passes_what_the_schema_passes(seed):
+    """Loading checks the schema with a compiled check (fastjsonschema) and asks jsonschema only
+    for the message of what fails: the two must pass the same levels and packs (an integer
+    given as 5.0 fails both, as tenfold refuses it), here on mutations of a valid level and
+    pack, 25 of each a seed, a few changes deep."""
+    from solver.level import _passes_quickly, _validator
+
+    rng = random.Random(seed)
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "1"},
+            "levels": [LEVEL]}
+    for _ in range(25):
+        for name, data in (("level", LEVEL), ("pack", pack)):
+            for _ in range(rng.randrange(1, 4)):
+                data = mutated(rng, data)
+            passes = not any(True for _ in _validator(name).iter_errors(data))
+            assert _passes_quickly(data, name) == passes, (name, data)
+
+
+@pytest.mark.parametrize("path", [("limit",), ("tokens",), ("goals", 0, "score"), ("best", "score"),
+                                  ("best", "bound"), ("levels", 0, "limit"), ("generator", "seed")])
+def test_an_integer_as_a_float_fails_the_quick_check_as_it_fails_loading(path):
+    from solver.level import _passes_quickly
+
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "1"},
+            "levels": [copy.deepcopy(LEVEL)]}
+    data, name = (pack, "pack") if path[0] in ("levels", "generator") else (copy.deepcopy(LEVEL), "level")
+    *parents, last = path
+    place = data
+    for step in parents:
+        place = place[step]
+    place.setdefault(last, 0 if last == "tokens" else 3)  # Halloween has no tokens
+    assert _passes_quickly(data, name) and parse_level_or_pack(data)
+    place[last] = float(place[last])
+    with pytest.raises(FormatError, match="integer"):
+        parse_level_or_pack(data)
+    assert _passes_quickly(data, name) == (path[0] == "levels")  # a pack's levels: each one's own check
 
 
 @pytest.mark.parametrize("field", LEVEL_SCHEMA["required"])

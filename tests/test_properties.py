@@ -172,6 +172,23 @@ def test_board_text_round_trips(text):
     assert board.filled.bit_count() + board.stones.bit_count() == 100 - text.count(".")
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_board_rows_and_parsing_read_each_cell_as_char_at_does(seed):
+    """``Board.rows`` and ``parse_board`` work a row at a time (a big pack's loading and writing
+    spent much of their time cell by cell): held to ``char_at``, the cell-by-cell definition,
+    and to a cell-by-cell reading, on seeded random boards of every density."""
+    rng = random.Random(seed)
+    for _ in range(25):
+        kinds = [rng.choices(".#SP", weights=[rng.random() for _ in range(4)])[0] for _ in range(100)]
+        board = Board(filled=sum(1 << i for i, k in enumerate(kinds) if k in "#P"),
+                      stones=sum(1 << i for i, k in enumerate(kinds) if k == "S"),
+                      pumpkins=sum(1 << i for i, k in enumerate(kinds) if k == "P"))
+        rows = board.rows()
+        assert rows == ["".join(board.char_at(r, c) for c in range(10)) for r in range(10)]
+        assert rows == ["".join(kinds[r * 10:r * 10 + 10]) for r in range(10)]
+        assert parse_board(rows) == board
+
+
 def test_board_round_trip_of_every_character():
     text = "/".join((".#SP" * 6)[r:r + 10] for r in range(10))
     assert parse_board(text).text() == text
