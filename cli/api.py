@@ -186,7 +186,7 @@ class Api:
             return error(404, f"no pack with id {ids[0]!r}")
         if len(ids) == 1:
             return Response(200, {"id": pack.id, "title": pack.title, "levels": [lv.id for lv in pack.levels]})
-        level = next((lv for lv in pack.levels if lv.id == ids[1]), None)
+        level = pack.find(ids[1])
         if level is None:
             return error(404, f"pack {pack.id!r} has no level with id {ids[1]!r}")
         if len(ids) == 2:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
 import sqlite3
@@ -346,6 +347,7 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
             refuse_empty(value, name, expected)
     with naming_option("--packs"):  # a path the file system refuses (too long a name): the option named
         loaded = load_packs(Path(packs) if packs is not None else default_packs_dir())
+    gc.freeze()  # the packs live as long as the server: its collections need not walk them again
     db_path = Path(db) if db is not None else default_db_path()
     with naming_option("--db"):
         new_db = not db_path.exists()

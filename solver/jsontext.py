@@ -10,10 +10,13 @@ and which a terminal would act on."""
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import math
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .errors import FormatError, clipped
@@ -59,6 +62,20 @@ def json_value(value: Any) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return clipped(text)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: while a big file's values are read or copied, each
+    collection would walk every container made so far, to find no cycle (a JSON value has
+    none), and a pack of 100,000 levels spent more than half its loading so."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -109,7 +126,8 @@ def load_json(text: str, what: str) -> Any:
         return value
 
     try:
-        data = json.loads(text, parse_constant=constant, parse_float=number, object_pairs_hook=_unique_keys)
+        with gc_paused():
+            data = json.loads(text, parse_constant=constant, parse_float=number, object_pairs_hook=_unique_keys)
     except _Twice as err:
         raise FormatError(f"{what}: invalid JSON: the key {json_value(err.key)} appears twice in one object; "
                           "keep one") from None

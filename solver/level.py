@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -17,7 +17,7 @@ from .board import Board, parse_board
 from .deals import ScriptedDeals
 from .engine import Game, Streak
 from .errors import FormatError, TenfoldError, clipped
-from .jsontext import json_copy, json_kind, json_value
+from .jsontext import gc_paused, json_copy, json_kind, json_value
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse, parse_moves
 from .pieces import canonical_ids
 from .spelling import SpelledDeals, spell_moves
@@ -341,21 +341,32 @@ class Pack:
     levels: list[Level]
     raw: dict[str, Any] = field(default_factory=dict)
 
+    def find(self, level_id: str) -> Level | None:
+        """The level of that id, or None (by a table of the ids, built at the first call: a
+        pack's levels are not changed once it is loaded)."""
+        return self._by_id.get(level_id)
+
     def level(self, level_id: str) -> Level:
-        for level in self.levels:
-            if level.id == level_id:
-                return level
-        raise FormatError(f"pack {self.id}: no level with id {level_id!r}")
+        found = self.find(level_id)
+        if found is None:
+            raise FormatError(f"pack {self.id}: no level with id {level_id!r}")
+        return found
+
+    @cached_property
+    def _by_id(self) -> dict[str, Level]:
+        return {level.id: level for level in reversed(self.levels)}  # the first of an id, as a scan finds
 
     def to_json(self) -> dict[str, Any]:
         out = json_copy(self.raw)
+        with gc_paused():
+            levels = [lv.to_json() for lv in self.levels]
         out.update(
             {
                 "format": PACK_FORMAT,
                 "id": self.id,
                 "title": self.title,
                 "generator": json_copy(self.generator),
-                "levels": [lv.to_json() for lv in self.levels],
+                "levels": levels,
             }
         )
         return out
@@ -363,7 +374,8 @@ class Pack:
 
 def parse_pack(data: Any, where: str = "pack") -> Pack:
     validate_schema(data, "pack", where)
-    levels = [parse_level(lv, f"{where}: levels[{i}]") for i, lv in enumerate(data["levels"])]
+    with gc_paused():
+        levels = [parse_level(lv, f"{where}: levels[{i}]") for i, lv in enumerate(data["levels"])]
     seen: set[str] = set()
     for i, lv in enumerate(levels):
         if lv.id in seen:

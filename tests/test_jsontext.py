@@ -78,3 +78,21 @@ def test_the_random_texts_hold_both_kinds():
     assert sum(f is None for f in found) > 200
     assert sum(isinstance(f, tuple) and isinstance(f[1], str) for f in found) > 80
     assert sum(isinstance(f, tuple) and isinstance(f[1], _NotANumber) for f in found) > 20
+
+
+def test_reading_leaves_the_garbage_collector_as_it_found_it():
+    """The reader pauses cyclic collection while it builds a file's values (gc_paused): after
+    it, collection is on again where it was on, off where it was off, also when the text is
+    refused."""
+    import gc
+
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            assert load_json('{"a": [1, 2]}', "t") == {"a": [1, 2]}
+            with pytest.raises(FormatError):
+                load_json('{"a": [1, 2]', "t")
+            assert gc.isenabled() == enabled
+    finally:
+        (gc.enable if was else gc.disable)()
