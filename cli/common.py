@@ -14,7 +14,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, Iterator, Mapping, TextIO
 
 import typer
 
@@ -239,8 +239,10 @@ def refuse_file_in_path(path: Path) -> None:
             return
 
 
-def write_files_atomically(files: dict[Path, bytes]) -> None:
-    """Write several files all or none: each goes to a temporary file beside its place, and only
+def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes]]) -> None:
+    """Write several files all or none, each given as its bytes or as a function that makes them
+    (called as the file is written, so that many big files need not all be in memory at once;
+    an error it raises undoes the writing as any other does): each goes to a temporary file beside its place, and only
     when every one is written are they renamed into place, each old file kept aside until all
     are; a failure on the way (a full disk, a file that may not be replaced) undoes the renames
     already done, restores the old files and removes the folders it created. A place that is a
@@ -273,7 +275,7 @@ def write_files_atomically(files: dict[Path, bytes]) -> None:
                 tmp = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp")
                 staged.append((tmp, path))
                 with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-                    fh.write(data)
+                    fh.write(data if isinstance(data, bytes) else data())
                 os.chmod(tmp, _new_file_mode(path))
         for tmp, path in staged:
             with _naming(path):

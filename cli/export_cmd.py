@@ -11,7 +11,7 @@ import typer
 
 from cli.common import (cli_errors, naming_option, out_path, read_json_arg, source_name, write_atomically,
                         write_files_atomically)
-from generator.export import FORMATS, export_files
+from generator.export import FORMATS, export_plan
 from generator.render import pack_page
 from solver.errors import FormatError
 from solver.level import Pack, parse_level_or_pack
@@ -42,7 +42,7 @@ def export(
                               "level into a folder: give the folder (or pass --level)")
     elif out.is_dir() or raw_out.endswith(("/", "\\")):
         raise FormatError(f"--out: {raw_out} is a folder; one level needs a file name")
-    files = export_files(item, fmt, out, solution, level)
+    files = export_plan(item, fmt, out, solution, level)
     if source != "-":
         refuse_overwriting(files, Path(source))
     with naming_option("--out"):

@@ -1,12 +1,16 @@
 """Export a level or pack to the files game clients and designers use: json, tmj, tmx, svg, png.
 
-``export_files`` is pure: it returns {file name: bytes}, and the CLI writes them.
+``export_files`` is pure: it returns {file name: bytes}, and the CLI writes them; ``export_plan``
+gives each file's maker instead of its bytes, so that the CLI makes each one as it writes it (a
+pack's files are never all in memory at once).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from solver.errors import FormatError
@@ -50,12 +54,20 @@ def file_stem(level_id: str) -> str:
 
 def export_files(item: Level | Pack, fmt: str, out: Path, with_solution: bool = False,
                  level_id: str | None = None) -> dict[Path, bytes]:
-    """What to write where: {path: bytes}.
+    """What to write where: {path: bytes} (``export_plan``'s files, each made)."""
+    return {path: make() for path, make in export_plan(item, fmt, out, with_solution, level_id).items()}
+
+
+def export_plan(item: Level | Pack, fmt: str, out: Path, with_solution: bool = False,
+                level_id: str | None = None) -> dict[Path, Callable[[], bytes]]:
+    """What to write where: {path: a function that makes its bytes}.
 
     A level, or a pack with ``level_id``, goes to the file ``out``. A pack
     without ``level_id`` gives one file per level in the folder ``out``,
     named by level id. Tiled maps bring the tileset picture they refer to,
-    written beside them.
+    written beside them. What makes the export fail (a format, a level
+    without the solution asked for, a solution the rules refuse, two levels
+    to one file) fails here, before any file is made.
     """
     if fmt not in FORMATS:
         raise FormatError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -76,10 +88,10 @@ def export_files(item: Level | Pack, fmt: str, out: Path, with_solution: bool = 
             raise FormatError(f"--solution: level {level.id} has no solution")
         if level.solution is not None:
             solution_frames(level)  # a client is never sent a solution the rules refuse: names the move
-    files = {path: level_bytes(level, fmt, with_solution, pack_id) for path, level in targets.items()}
+    files = {path: partial(level_bytes, level, fmt, with_solution, pack_id) for path, level in targets.items()}
     if fmt in ("tmj", "tmx"):
         tileset = next(iter(files)).parent / tiled.TILESET_IMAGE
         if tileset in files:
             raise FormatError(f"{tileset}: is the tileset picture's name; choose another --out")
-        files[tileset] = tiled.tileset_png()
+        files[tileset] = tiled.tileset_png
     return files

@@ -483,6 +483,38 @@ def test_a_ctrl_c_at_any_step_of_writing_files_leaves_them_as_they_were(tmp_path
     assert {p: p.read_bytes() for p in files} == files
 
 
+def test_files_made_as_they_are_written_are_all_or_none(tmp_path):
+    """``write_files_atomically`` takes a function that makes a file's bytes where it takes the
+    bytes (export makes each level's file as it writes it): each is called once, in order, as
+    its file is written; one that fails leaves the old files as they were and nothing else."""
+    from cli.common import write_files_atomically
+    from solver.errors import FormatError
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.json").write_text("old a")
+    made = []
+
+    def maker(name, fail=False):
+        def make():
+            made.append(name)
+            if fail:
+                raise FormatError(f"level {name}: no")
+            return f"new {name}".encode()
+        return make
+
+    with pytest.raises(FormatError, match="level c: no"):
+        write_files_atomically({out / "a.json": maker("a"), out / "new" / "b.json": b"new b",
+                                out / "c.json": maker("c", fail=True), out / "d.json": maker("d")})
+    assert made == ["a", "c"]
+    assert {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*")} == {"a.json": "old a"}
+    made.clear()
+    write_files_atomically({out / "a.json": maker("a"), out / "new" / "b.json": b"new b", out / "d.json": maker("d")})
+    assert made == ["a", "d"]
+    assert {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()} == {
+        "a.json": b"new a", "new/b.json": b"new b", "d.json": b"new d"}
+
+
 def test_an_export_to_a_symbolic_link_replaces_the_file_it_points_to(tmp_path):
     target = tmp_path / "real.json"
     target.write_text("old")
