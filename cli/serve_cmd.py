@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import gc
+import io
 import json
 import signal
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,6 +41,21 @@ class ApiHandler(BaseHTTPRequestHandler):
     # host); None sends no CORS headers, so browsers keep pages of other origins out
     cors_origin: str | None = None
 
+    def setup(self) -> None:
+        super().setup()
+        # every read of a request waits at most until the request's deadline (handle_one_request)
+        self.deadline = time.monotonic() + self.timeout
+        self.rfile.close()  # (the socket's own reader: the socket stays open)
+        self.rfile = io.BufferedReader(_DeadlineReader(self), io.DEFAULT_BUFFER_SIZE)
+
+    def handle_one_request(self) -> None:
+        """One request, which must come in whole (its line, headers and body) within ``timeout``
+        seconds of the connection's turn: a client that sends a byte now and then (slowloris)
+        would otherwise hold its connection, and with 64 such all of the server, for ever. Its
+        read then times out: the connection closes, a body being read is answered 408."""
+        self.deadline = time.monotonic() + self.timeout
+        super().handle_one_request()
+
     def do_GET(self) -> None:
         self._serve("GET")
 
@@ -67,8 +84,8 @@ class ApiHandler(BaseHTTPRequestHandler):
             try:
                 body = self._read_body(method)
             except TimeoutError:
-                return self._refuse(408, f"body: shorter than its Content-Length (nothing more came in "
-                                         f"{self.timeout} s)")
+                return self._refuse(408, f"body: shorter than its Content-Length (the request did not "
+                                         f"come in whole within {self.timeout} s)")
             except BodyError as err:
                 return self._refuse(err.status, str(err))
             self._send(self.server.api.handle(method, self.path, body), head=method == "HEAD")
@@ -150,6 +167,29 @@ def cors_headers(origin: str | None) -> list[tuple[str, str]]:
         headers.append(("Vary", "Origin"))
     headers.append(("Access-Control-Expose-Headers", "X-Tenfold-Cache, Retry-After"))
     return headers
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A handler's socket, read with no more time than is left before its request's deadline
+    (``TimeoutError`` past it); other uses of the socket (the answer's writing) keep the
+    handler's timeout."""
+
+    def __init__(self, handler: ApiHandler) -> None:
+        self.handler = handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.handler.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not come in whole in time")
+        sock = self.handler.connection
+        sock.settimeout(min(left, self.handler.timeout))
+        try:
+            return sock.recv_into(buffer)
+        finally:
+            sock.settimeout(self.handler.timeout)
 
 
 class BodyError(Exception):
@@ -342,6 +382,10 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
     if cors_origin is not None:
         check_origin(cors_origin)
     refuse_empty(host, "--host", "an address to bind, such as 127.0.0.1 (or 0.0.0.0 for every interface)")
+    try:  # a name the system cannot be given (bytes that are not text: the socket module raises a TypeError)
+        host.encode("utf-8")
+    except UnicodeError:
+        raise FormatError(f"--host: {host!r} is not text; expected an address to bind, such as 127.0.0.1") from None
     for name, value, expected in (("--packs", packs, "a folder of pack files"), ("--db", db, "an SQLite file")):
         if value is not None:
             refuse_empty(value, name, expected)

@@ -839,6 +839,7 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
     (["serve", "--host", ""], ["--host", "empty"]),
     (["serve", "--packs", ""], ["--packs", "empty"]),
     (["serve", "--db", " "], ["--db", "empty"]),
+    (["serve", "--port", "0", "--host", "\udcff"], ["--host", "not text"]),  # the byte 0xff, as argv reads it
 ])
 def test_bad_options_found_by_the_audit(tmp_path, args, needles):
     args = [a.replace("@PACK", shipped_pack()).replace("@TMP", str(tmp_path)) for a in args]

@@ -165,6 +165,46 @@ def test_a_body_that_never_arrives_is_answered_408(monkeypatch):
         server.server_close()
 
 
+@pytest.mark.parametrize("part", ["headers", "body"])
+def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_timeout(monkeypatch, part):
+    """A client that sends its request a byte now and then, each byte well within the timeout
+    of the one before (slowloris), is cut off when the whole request has taken the timeout: an
+    audit's 64 such clients had kept every other client out (503) for as long as they sent.
+    Its headers trickling: the connection is closed; its body: answered 408 and closed."""
+    monkeypatch.setattr(ApiHandler, "timeout", 1)
+    server = running(Api({}, None))
+    head = b"POST /hint HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
+    sent_at_once, trickled = (b"", head) if part == "headers" else (head, b'{"rules": "halloween", "board": "')
+    try:
+        with socket.create_connection(server.server_address[:2], timeout=10) as conn:
+            start = time.monotonic()
+            conn.sendall(sent_at_once)
+            try:
+                for byte in trickled:
+                    conn.sendall(bytes([byte]))
+                    time.sleep(0.25)
+            except OSError:  # the server closed the connection
+                pass
+            chunks = []
+            try:
+                while chunk := conn.recv(4096):
+                    chunks.append(chunk)
+            except ConnectionResetError:
+                pass
+            took = time.monotonic() - start
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert took < 4, took  # the whole request would take about 10 s
+    answer = b"".join(chunks)
+    if part == "headers":
+        assert answer == b""
+    else:
+        status, _, body = answer.partition(b"\r\n\r\n")
+        assert status.startswith(b"HTTP/1.1 408") and b"Connection: close" in status
+        assert "did not come in whole within 1 s" in json.loads(body)["error"]
+
+
 def test_an_answer_cache_that_fails_costs_only_the_saving(tmp_path, capsys):
     """Another process holds the database's write lock (a second server, a backup), or the
     table is of another shape: hints are still answered, right, with a note on stderr."""
