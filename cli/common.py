@@ -76,7 +76,8 @@ def check_seconds(value: float | None, allow_zero: bool = False, allow_inf: bool
     if value is None:
         return
     if math.isnan(value) or value < 0 or (value == 0 and not allow_zero) or (math.isinf(value) and not allow_inf):
-        expected = "a number of seconds " + ("0 or more" if allow_zero else "above 0")
+        expected = ("a number of seconds " if allow_inf else "a finite number of seconds ") + (
+            "0 or more" if allow_zero else "above 0")
         raise RulesError(f"{name}: expected {expected}{', or inf for no limit' if allow_inf else ''}, got {value}")
 
 
@@ -139,10 +140,11 @@ def refuse_missing_path(value: str, what: str) -> None:
 
 
 def is_file(path: Path) -> bool:
-    """``path.is_file()``, False for a name the file system refuses (too long, say), which
-    ``Path.is_file`` raises for."""
+    """Whether ``path`` can be read as an input file: a file, or a device or pipe (``/dev/null``,
+    ``/dev/stdin``, the ``<(...)`` of a shell), not a folder; False for a name the file system
+    refuses (too long, say), which ``Path.exists`` raises for."""
     try:
-        return path.is_file()
+        return path.exists() and not path.is_dir()
     except OSError:
         return False
 

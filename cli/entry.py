@@ -1,5 +1,5 @@
-"""The ``tenfold`` console script: Ctrl-C is handled from the first moment, before the
-commands' modules (numpy, numba, OR-Tools: a second or so) have loaded."""
+"""The ``tenfold`` console script: Ctrl-C (and ``serve``'s SIGTERM) is handled from the first
+moment, before the commands' modules (numpy, numba, OR-Tools: a second or so) have loaded."""
 
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ def _interrupted(when: str) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGINT, _while_loading)
+    if sys.argv[1:2] == ["serve"]:  # a service manager's stop is its Ctrl-C, also while the modules load
+        signal.signal(signal.SIGTERM, _while_loading)
     try:
         from cli.main import main as run_command
     except BaseException as err:

@@ -36,7 +36,7 @@ def export(
     item = parse_level_or_pack(read_json_arg(source, name), name)
     if isinstance(item, Pack) and level is None:
         if out.exists() and not out.is_dir():
-            raise FormatError(f"--out: {out} is a file; a whole pack needs a folder (or pass --level)")
+            raise FormatError(f"--out: {out} is {_kind(out)}; a whole pack needs a folder (or pass --level)")
         if not out.exists() and out.suffix[1:].lower() in FORMATS:  # it made a folder named pack.json
             raise FormatError(f"--out: {raw_out} names a {out.suffix} file; a whole pack is written as a file per "
                               "level into a folder: give the folder (or pass --level)")
@@ -72,11 +72,16 @@ def render(
     if not isinstance(item, Pack):  # one level: a page of its own
         item = Pack(item.id, f"level {item.id}", {}, [item])
     if out.exists() and not out.is_dir():
-        raise FormatError(f"--out: {out} is a file, expected a folder")
+        raise FormatError(f"--out: {out} is {_kind(out)}, expected a folder")
     page = out / "index.html"
     with naming_option("--out"):
         write_atomically(page, pack_page(item))
     typer.echo(f"wrote {page}")
+
+
+def _kind(path: Path) -> str:
+    """What ``path``, which is not a folder, is: a file, or a device or pipe (``/dev/null``)."""
+    return "a file" if path.is_file() else "not a folder but a device or a pipe"
 
 
 def register(app: typer.Typer) -> None:

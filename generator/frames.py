@@ -55,7 +55,8 @@ def solution_frames(level: Level) -> list[Frame]:
         try:
             result = game.apply(move)
         except RulesError as err:
-            raise RulesError(f"level {level.id}: solution[{i}]: {err}") from None
+            raise RulesError(f"level {level.id}: solution[{i}]: {level.move_error(level.solution, i, game, err)}"
+                             ) from None
         placed = placement_mask(move.piece, move.row, move.col) if isinstance(move, Placement) else 0
         frames.append(Frame(game.board, move, placed, result.cleared, result.points, game.final_score, game.tokens,
                             names[i]))

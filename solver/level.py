@@ -20,7 +20,7 @@ from .errors import FormatError, TenfoldError, clipped
 from .jsontext import gc_paused, json_copy, json_kind, json_value
 from .moves import REDEAL_KINDS, Move, Placement, TokenUse, parse_moves
 from .pieces import canonical_ids
-from .spelling import SpelledDeals, spell_moves
+from .spelling import SpelledDeals, respell_tray, spell_moves, spelled_tray_at
 from .variants import Variant, find_variant
 
 LEVEL_FORMAT = "tenfold.level/1"
@@ -213,6 +213,16 @@ class Level:
         deals = SpelledDeals(*self.spelled)
         game = Game.dealt(self.variant, deals, self.board, self.tokens, Streak())
         return spell_moves(game, deals.take(), moves, deals)
+
+    def move_error(self, moves: list[Move], index: int, game: Game, err: TenfoldError) -> str:
+        """The engine's refusal of ``moves[index]`` (played up to it on ``game``), naming the tray
+        it lists as the level's file spells its pieces (the move's piece is named as the move
+        spells it already)."""
+        if self.spelled is None or game.tray is None:
+            return str(err)
+        deals = SpelledDeals(*self.spelled)
+        shadow = Game.dealt(self.variant, deals, self.board, self.tokens, Streak())
+        return respell_tray(str(err), list(game.tray), spelled_tray_at(shadow, deals.take(), moves, index, deals))
 
     def goals_met(self, game: Game, ignore_score: bool = False) -> bool:
         for goal in self.goals:
@@ -448,7 +458,8 @@ def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -
             game.apply(move)
         except TenfoldError as err:  # the placements made: not this one
             made = placed - isinstance(move, Placement)
-            return Replay(False, game.final_score, made, f"move {i}: illegal: {err}", game)
+            return Replay(False, game.final_score, made, f"move {i}: illegal: {level.move_error(moves, i, game, err)}",
+                          game)
     if not level.goals_met(game, ignore_score=ignore_score):
         unmet = [g for g in level.goals if not _goal_holds(level, g, game, ignore_score)]
         return Replay(False, game.final_score, placed, f"goals not met at the end: {json.dumps(unmet)}", game)

@@ -53,17 +53,34 @@ def spell_moves(game: Game, shadow: list[str], moves: list[Move],
     """The moves' JSON from ``game``'s position, where ``shadow`` is its tray as the caller
     spells it and ``deals`` (if any) deals the caller's spelling to ``game``. Past an illegal
     move the rest keep their own ids. Plays ``game`` on."""
-    out = []
+    return [data for data, _ in _spelled_steps(game, shadow, moves, deals)]
+
+
+def spelled_tray_at(game: Game, shadow: list[str], moves: list[Move], index: int,
+                    deals: SpelledDeals | None = None) -> list[str]:
+    """The tray as the caller spells it just before ``moves[index]`` (``spell_moves``'s
+    arguments; plays ``game`` on up to that move)."""
+    for n, (_, tray) in enumerate(_spelled_steps(game, shadow, moves[:index + 1], deals)):
+        if n == index:
+            return tray
+    raise IndexError(index)
+
+
+def _spelled_steps(game: Game, shadow: list[str], moves: list[Move], deals: SpelledDeals | None):
+    """Each move's JSON in the caller's spelling, with the tray as the caller spells it before
+    the move; past an illegal move the rest keep their own ids (and the tray at the illegal one)."""
     for n, move in enumerate(moves):
         data = move.to_json()
         slot = game.tray.index(move.piece) if "piece" in data and move.piece in (game.tray or ()) else None
         if slot is not None:
             data["piece"] = shadow[slot]
-        out.append(data)
+        yield data, list(shadow)
         try:
             game.apply(move)
         except TenfoldError:
-            return out + [m.to_json() for m in moves[n + 1:]]
+            for later in moves[n + 1:]:
+                yield later.to_json(), list(shadow)
+            return
         if isinstance(move, Placement):
             shadow.pop(slot)
         elif move.token == "rotate":
@@ -74,7 +91,12 @@ def spell_moves(game: Game, shadow: list[str], moves: list[Move],
             shadow = deals.take()
         if not shadow and game.tray and deals is not None:
             shadow = deals.take()  # the next tray
-    return out
+
+
+def respell_tray(message: str, tray: list[str], spelled: list[str]) -> str:
+    """An engine message that lists the tray (``(tray: 2x2, L5-sw)``) with the tray as the
+    caller spells it (``(tray: ##/##, L5-sw)``)."""
+    return message.replace(f"(tray: {', '.join(tray)})", f"(tray: {', '.join(spelled)})")
 
 
 def respelled(tray: list[str]) -> bool:

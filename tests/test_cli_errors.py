@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -321,7 +322,9 @@ def test_time_limits_are_seconds(tmp_path, args, allowed):
         if value in allowed:
             assert result.exit_code in (0, 1), (value, result.output)  # verify: 1 for a claim it finds false
         else:
-            assert_bad_input(result, "--time-limit", "seconds", f"got {float(value)}")
+            line = assert_bad_input(result, "--time-limit", "seconds", f"got {float(value)}")
+            # (an audit: "expected a number of seconds 0 or more, got inf" contradicted itself)
+            assert ("finite" in line) == ("inf" not in allowed), line
 
 
 @pytest.mark.parametrize("option, value", [("--tokens", "-1"), ("--tokens", "1001"), ("--streak", "-1"),
@@ -845,6 +848,34 @@ def test_bad_options_found_by_the_audit(tmp_path, args, needles):
     args = [a.replace("@PACK", shipped_pack()).replace("@TMP", str(tmp_path)) for a in args]
     assert_bad_input(runner.invoke(app, args), *needles)
     assert list(tmp_path.iterdir()) == []  # no partial file, no pack
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["show", "/dev/null"], ["/dev/null", "expected 10 rows, found 0"]),
+    (["tray", "--rules", "halloween", "--tray", "1x1", "--board", "/dev/null"], ["--board", "expected 10 rows"]),
+    (["replay", "--rules", "halloween", "--moves", "@MOVES", "--board", "/dev/null"], ["--board", "expected 10 rows"]),
+    (["render", "@PACK", "--out", "/dev/null"], ["--out", "/dev/null", "device or a pipe", "expected a folder"]),
+])
+def test_a_device_is_read_as_a_file_not_reported_missing(tmp_path, args, needles):
+    """An audit of bad input: ``show /dev/null`` and ``--board /dev/null`` said "no such file",
+    where --moves, --deals and solve read it (an input may be a device or a pipe: a shell's
+    ``<(...)``); render's --out /dev/null was called a file."""
+    moves = write(tmp_path, "moves.json", [])
+    args = [a.replace("@PACK", shipped_pack()).replace("@MOVES", moves) for a in args]
+    line = assert_bad_input(runner.invoke(app, args), *needles)
+    assert "no such file" not in line
+
+
+def test_board_text_through_a_pipe_is_read(tmp_path):
+    fifo = tmp_path / "board"
+    os.mkfifo(fifo)
+    text = "#########./" + "/".join(["." * 10] * 9)
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    result = runner.invoke(app, ["tray", "--rules", "halloween", "--tray", "1x1", "--board", str(fifo), "--json"])
+    writer.join(10)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["plan"] == [{"piece": "1x1", "row": 0, "col": 9}]
 
 
 def test_a_name_too_long_for_the_file_system_is_shown_short(tmp_path):

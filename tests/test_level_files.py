@@ -283,7 +283,7 @@ def test_a_level_that_spells_its_own_pieces_is_written_back_as_spelled():
                                               "at row 0, col 0"),
     ({"piece": ".#/.#", "row": 9, "col": 0}, "move 0: illegal: piece .#/.# (2x1) at row 9, col 0 does not fit on "
                                               "the board (rows 0..8, cols 0..9 allowed)"),
-    ({"piece": "###", "row": 5, "col": 5}, "move 0: illegal: piece ### (1x3) is not in the tray (tray: 2x1, 1x1)"),
+    ({"piece": "###", "row": 5, "col": 5}, "move 0: illegal: piece ### (1x3) is not in the tray (tray: .#/.#, 1x1)"),
     ({"piece": "2x1", "row": 0, "col": 0}, "move 0: illegal: piece 2x1 at row 0, col 0 overlaps a tile at row 0, "
                                             "col 0"),
 ])
@@ -316,6 +316,33 @@ def test_spelled_moves_follow_turns_and_redeals():
     assert parse_level(sudoku).moves_json(moves) == [
         {"token": "swap", "piece": "#/#"}, {"piece": "###", "row": 0, "col": 0},
         {"piece": "2x1", "row": 5, "col": 0}]
+
+
+@pytest.mark.parametrize("moves, tray", [
+    ([], "#/#, 2x1"),
+    ([{"token": "rotate", "piece": "2x1", "turns": 1}], "1x2, 2x1"),  # turned: its turned id
+    ([{"token": "rotate", "piece": "2x1", "turns": 1}, {"piece": "1x2", "row": 0, "col": 0}, {"token": "reroll"}],
+     "###"),  # rerolled: as the reserve spells it
+])
+def test_a_refused_move_lists_the_tray_as_the_level_spells_it(tmp_path, moves, tray):
+    """An audit of bad input: a solution placing a piece not in the tray was refused with the
+    tray listed by canonical ids (``2x2, L5-sw, T4-n`` for ``##/##, L5-sw, .#./###``), which the
+    file never says; verify's line and export's message list it as the file spells it, after
+    turns and redeals too."""
+    level = {"format": "tenfold.level/1", "id": "a", "variant": "arabic", "mode": "standard",
+             "board": ["." * 10] * 10, "trays": [["#/#", "2x1"]], "reserve": ["###", "#.#/###"],
+             "goals": [{"score": 1}], "tokens": 3, "solution": [*moves, {"piece": "3x3", "row": 5, "col": 5}]}
+    expected = f"move {len(moves)}: illegal: piece 3x3 is not in the tray (tray: {tray})"
+    assert play_solution(parse_level(level), parse_moves(level["solution"])).problem == expected
+    path = tmp_path / "level.json"
+    path.write_text(json.dumps(level))
+    from typer.testing import CliRunner
+    from cli.main import app
+
+    verify = CliRunner().invoke(app, ["verify", str(path)])
+    assert verify.exit_code == 1 and f"FAIL a: solution: {expected}" in verify.output
+    export = CliRunner().invoke(app, ["export", str(path), "--format", "json", "--out", str(tmp_path / "out.json")])
+    assert export.exit_code == 2 and f"(tray: {tray})" in export.output
 
 
 def test_only_removals_after_the_last_placement_move_before_it():
