@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from solver.board import parse_board
-from solver.errors import RulesError, TenfoldError, clipped
+from solver.errors import FormatError, RulesError, TenfoldError, clipped
 from solver.level import PACK_FORMAT, parse_level, play_solution
 from solver.pieces import get_piece
 from solver.variants import rules_fingerprint
@@ -396,30 +396,37 @@ def _load_partial(path: Path, params: dict[str, Any],
     if not path.exists():
         return None
     raw = path.read_bytes()
-    if raw and not raw.endswith(b"\n"):  # a last line cut short: dropped, so the next result starts a line
-        raw = raw[:raw.rfind(b"\n") + 1]
-        with open(path, "r+b") as fh:
-            fh.truncate(len(raw))
     lines = raw.decode("utf-8", errors="replace").splitlines()
     try:
         header = json.loads(lines[0]) if lines else {}
     except json.JSONDecodeError:
-        header = {}
+        header = None
     theirs = header.get("params") if isinstance(header, dict) else None
+    if lines and not isinstance(theirs, dict):  # a file of something else: not ours to delete
+        raise FormatError(f"--out: {path} exists and is not a partial file of tenfold generate (its first line "
+                          "is not the header of one); move it away or choose another --out")
     if theirs != params:
-        if (not isinstance(theirs, dict) or len(lines) < 2
-                or any(theirs.get(key) != params[key] for key in ("version", "rules"))):
-            os.unlink(path)  # no results, not a partial file, or another generator's or rules': nothing to keep
+        if len(lines) < 2:
+            os.unlink(path)  # no results (an empty file, a header alone): nothing to keep
             return None
         aside = path.with_name(path.name + ".prev")
         os.replace(path, aside)
         if note is not None:
-            differ = ", ".join(f"{_OPTION_NAMES.get(key, key)} {_option_text(theirs.get(key))} "
-                               f"(now {_option_text(value)})" for key, value in params.items()
-                               if theirs.get(key) != value)
-            note(f"{path} held {len(lines) - 1} candidate results of another run ({differ}): moved to {aside}; "
+            if any(theirs.get(key) != params[key] for key in ("version", "rules")):
+                differ = (f"a generator version or rule set other than this one's (version "
+                          f"{_option_text(theirs.get('version'))}, now {params['version']}; this one cannot resume it)")
+            else:
+                differ = "another run (" + ", ".join(
+                    f"{_OPTION_NAMES.get(key, key)} {_option_text(theirs.get(key))} (now {_option_text(value)})"
+                    for key, value in params.items() if theirs.get(key) != value) + ")"
+            note(f"{path} held {len(lines) - 1} candidate results of {differ}: moved to {aside}; "
                  f"to resume that run, move it back and run its command again")
         return None
+    if raw and not raw.endswith(b"\n"):  # a last line cut short: dropped, so the next result starts a line
+        raw = raw[:raw.rfind(b"\n") + 1]
+        with open(path, "r+b") as fh:
+            fh.truncate(len(raw))
+        lines = raw.decode("utf-8", errors="replace").splitlines()
     done: dict[int, dict[str, Any]] = {}
     for line in lines[1:]:
         try:

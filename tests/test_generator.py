@@ -14,9 +14,9 @@ import reference_rules as ref
 from cli.generate_cmd import limits_line, trays_reached
 from cli.main import app
 from generator.grade import GRADE_NAMES, LINES_CAP, Measurements, grade_of, settled_grade
-from generator.pack import _accept, generate_pack, image_piece, level_key
+from generator.pack import GENERATOR_VERSION, _accept, generate_pack, image_piece, level_key
 from solver.board import parse_board
-from solver.errors import RulesError
+from solver.errors import FormatError, RulesError
 from solver.level import parse_pack
 from solver.variants import rules_fingerprint
 from solver.verify import verify_level
@@ -499,7 +499,9 @@ def test_a_packs_id_and_title_name_its_non_default_options(base_pack):
 def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
     """A run with another seed (a typo, say) at the same --out threw the first run's results away
     without a word: they are now kept as OUT.partial.jsonl.prev, and the note says so and how
-    the two runs differ. An older generator's results, which no command can resume, are not."""
+    the two runs differ. An older generator's results (which only that version can resume) are
+    moved aside too, with a note naming its version (an audit: they were deleted without a
+    word), and a file that is no partial file at all is refused, untouched."""
     from generator.pack import Interrupted
 
     out = tmp_path / "typo.json"
@@ -517,15 +519,23 @@ def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
     old = json.loads(before.splitlines()[0])
     old["params"]["version"] = str(int(old["params"]["version"]) - 1)
     partial.write_text(json.dumps(old) + "\n" + "".join(line + "\n" for line in before.splitlines()[1:]))
+    older = partial.read_text()
     notes.clear()
     with pytest.raises(Interrupted):
         generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: True, note=notes.append)
-    assert notes == [] and aside.read_text() == before
+    assert aside.read_text() == older
+    assert len(notes) == 1 and f"version {old['params']['version']}, now {GENERATOR_VERSION}" in notes[0]
+    assert "cannot resume" in notes[0] and str(aside) in notes[0]
+    for text in ("not json, no newline at the end", '{"a header": "of something else"}\n{"x": 1}\n'):
+        partial.write_text(text)
+        with pytest.raises(FormatError, match="is not a partial file of tenfold generate"):
+            generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: True, note=notes.append)
+        assert partial.read_text() == text and not out.exists()
 
 
 def test_results_under_other_rules_are_not_resumed(base_pack, tmp_path, monkeypatch):
     """A partial file whose rules fingerprint is not today's (written before a change of the
-    rules' data) is dropped, not resumed: every candidate is built again, to the same pack."""
+    rules' data) is set aside, not resumed: every candidate is built again, to the same pack."""
     out = tmp_path / "rules.json"
     partial = stopped_run(out, 3)
     lines = partial.read_text().splitlines()
@@ -538,7 +548,8 @@ def test_results_under_other_rules_are_not_resumed(base_pack, tmp_path, monkeypa
 
     earlier = [json.loads(line)["index"] for line in lines[1:]]
     assert len(earlier) >= 3 and {candidate_seed(KIND, SEED, i) for i in earlier} <= set(built)  # none kept
-    assert not (tmp_path / "rules.json.partial.jsonl.prev").exists()
+    aside = tmp_path / "rules.json.partial.jsonl.prev"  # set aside, as another run's results are
+    assert aside.read_text() == json.dumps(header) + "\n" + "".join(line + "\n" for line in lines[1:])
 
 
 def test_the_rules_fingerprint_follows_the_rules_data(monkeypatch):
