@@ -52,6 +52,9 @@ def load_packs(folder: Path) -> dict[str, Pack]:
     packs: dict[str, Pack] = {}
     where: dict[str, Path] = {}
     for path in sorted(folder.glob("*.json")):
+        if path.is_dir():
+            print(f"note: {path} is a folder, not a pack file; not served", file=sys.stderr)
+            continue
         try:
             text = path.read_text(encoding="utf-8-sig")  # a byte-order mark dropped, as the CLI does
         except (OSError, UnicodeDecodeError) as err:

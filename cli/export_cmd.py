@@ -71,6 +71,8 @@ def render(
     item = parse_level_or_pack(read_json_arg(source, name), name)
     if not isinstance(item, Pack):  # one level: a page of its own
         item = Pack(item.id, f"level {item.id}", {}, [item])
+    if not item.levels:  # (as export and solve refuse one: a page of nothing is no preview)
+        raise FormatError(f"{name}: field levels: pack {item.id!r} has no levels to render")
     if out.exists() and not out.is_dir():
         raise FormatError(f"--out: {out} is {_kind(out)}, expected a folder")
     page = out / "index.html"

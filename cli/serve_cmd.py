@@ -452,6 +452,8 @@ def _open_cache(db_path: Path, new_db: bool) -> AnswerCache | None:
         if new_db or not db_path.is_file():
             named = isinstance(err, OSError) and err.filename and err.strerror
             why = f"{err.filename}: {err.strerror}" if named else err
+            if isinstance(err, FileExistsError) and err.filename and Path(err.filename).exists():
+                why = f"{err.filename} is a file, not a folder"  # a folder of the path (mkdir: "File exists")
             raise FormatError(f"--db: cannot open {db_path}: {why}") from None
         print(f"note: cannot use the answer cache {db_path} ({type(err).__name__}: {err}); serving without "
               f"a cache (the file is left as it is)", file=sys.stderr)

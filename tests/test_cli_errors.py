@@ -843,9 +843,15 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
     (["serve", "--packs", ""], ["--packs", "empty"]),
     (["serve", "--db", " "], ["--db", "empty"]),
     (["serve", "--port", "0", "--host", "\udcff"], ["--host", "not text"]),  # the byte 0xff, as argv reads it
+    (["render", "@EMPTY", "--out", "@TMP/page"], ["field levels", "no levels to render"]),  # as export refuses it
+    (["serve", "--port", "0", "--db", "@EMPTY/x.db"], ["--db", "-empty.json is a file, not a folder"]),
 ])
 def test_bad_options_found_by_the_audit(tmp_path, args, needles):
-    args = [a.replace("@PACK", shipped_pack()).replace("@TMP", str(tmp_path)) for a in args]
+    empty = tmp_path.parent / f"{tmp_path.name}-empty.json"  # (beside tmp_path, which must stay empty)
+    empty.write_text(json.dumps({"format": "tenfold.pack/1", "id": "e", "title": "", "levels": [],
+                                 "generator": {"seed": 1, "version": "1"}}))
+    args = [a.replace("@PACK", shipped_pack()).replace("@TMP", str(tmp_path)).replace("@EMPTY", str(empty))
+            for a in args]
     assert_bad_input(runner.invoke(app, args), *needles)
     assert list(tmp_path.iterdir()) == []  # no partial file, no pack
 
@@ -876,6 +882,15 @@ def test_board_text_through_a_pipe_is_read(tmp_path):
     writer.join(10)
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["plan"] == [{"piece": "1x1", "row": 0, "col": 9}]
+
+
+def test_a_folder_named_like_a_pack_is_passed_over_with_a_note(tmp_path, capsys):
+    from cli.api import load_packs
+
+    (tmp_path / "sub.json").mkdir()
+    (tmp_path / "pack.json").write_text(Path(shipped_pack()).read_text())
+    assert list(load_packs(tmp_path)) == ["halloween-2026"]
+    assert capsys.readouterr().err == f"note: {tmp_path / 'sub.json'} is a folder, not a pack file; not served\n"
 
 
 def test_a_name_too_long_for_the_file_system_is_shown_short(tmp_path):
