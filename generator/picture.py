@@ -27,10 +27,11 @@ FRAMES_PER_ROW = 6
 
 def goals_text(level: Level) -> str:
     parts = []
-    for goal in level.goals:
-        for key, value in goal.items():
-            parts.append(f"score ≥ {value}" if key == "score" else {"pumpkins": "clear every pumpkin",
-                                                                   "place_all": "place every piece"}.get(key, key))
+    for goal in level.goals:  # (a goal's other fields, which the file may add, are not goals)
+        if "score" in goal:
+            parts.append(f"score ≥ {goal['score']}")
+        parts += [text for key, text in (("pumpkins", "clear every pumpkin"), ("place_all", "place every piece"))
+                  if key in goal]
     return ", ".join(parts)
 
 

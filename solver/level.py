@@ -72,13 +72,13 @@ def _where(path) -> str:
 _QUICK_KEYWORDS = frozenset({
     "$schema", "$id", "title", "type", "properties", "items", "required", "additionalProperties",
     "minProperties", "maxProperties", "const", "enum", "pattern", "minLength", "minItems", "maxItems",
-    "minimum", "maximum"})
+    "minimum", "maximum", "oneOf"})
 
 
 def _quick_keywords_only(schema: Any) -> bool:
     if not isinstance(schema, dict) or not set(schema) <= _QUICK_KEYWORDS:
         return False
-    subs = [*schema.get("properties", {}).values()]
+    subs = [*schema.get("properties", {}).values(), *schema.get("oneOf", [])]
     for key in ("items", "additionalProperties"):
         if isinstance(schema.get(key), dict):
             subs.append(schema[key])
@@ -152,6 +152,10 @@ def validate_schema(data: Any, name: str, where: str) -> None:
         message = err.message
         if err.validator == "const":  # jsonschema says "True was expected", in Python's spelling
             message = f"expected {json.dumps(err.validator_value)}, got {clipped(json.dumps(err.instance))}"
+        elif err.validator == "oneOf":  # a goal: one of the goals' fields, with any others (kept)
+            names = ", ".join(sub["required"][0] for sub in err.validator_value)
+            message = (f"expected exactly one of the fields {names} (other fields are kept), "
+                       f"got {clipped(json.dumps(err.instance))}")
         elif err.validator == "pattern" and err.validator_value == ONE_LINE:  # ids: one line of text
             message = f"expected one line of text (no line break or tab), got {clipped(json.dumps(err.instance))}"
         else:  # jsonschema writes the values in Python's spelling: None, True, ['a'], {'k': 1}

@@ -1007,7 +1007,8 @@ def test_messages_spell_values_as_json_does(tmp_path):
     for change, needle in [({"variant": None}, 'field variant: null is not one of ["halloween", "arabic", "sudoku"]'),
                            ({"trays": False}, "field trays: false is not of type 'array'"),
                            ({"goals": [{"score": 5, "pumpkins": True}]},
-                            'field goals[0]: {"score": 5, "pumpkins": true} has too many properties')]:
+                            'field goals[0]: expected exactly one of the fields score, pumpkins, place_all (other '
+                            'fields are kept), got {"score": 5, "pumpkins": true}')]:
         assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "level.json", {**level_data(), **change})]),
                          needle)
     shown = runner.invoke(app, ["show", write(tmp_path, "level.json", {

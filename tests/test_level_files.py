@@ -165,6 +165,24 @@ def test_unknown_fields_survive_load_and_save():
     assert parse_level(saved).to_json() == saved
 
 
+def test_a_goal_keeps_fields_of_its_own_and_is_read_by_its_goal_field():
+    """RULES.md §3: "unknown fields are kept, never an error", inside a goal too (a rules audit:
+    {"score": 11, "note": "1 star"} was refused, "too many properties"); a goal still names
+    exactly one of score, pumpkins and place_all, and the others are not goals."""
+    from generator.picture import goals_text
+
+    data = {**copy.deepcopy(LEVEL), "goals": [{"score": 20, "note": "1 star"}, {"pumpkins": True, "stars": [1, 2]}]}
+    level = parse_level(data)
+    assert level.score_goal == 20 and level.needs_pumpkins and not level.needs_all_placed
+    assert level.to_json()["goals"] == data["goals"]
+    assert goals_text(level) == "score ≥ 20, clear every pumpkin"
+    assert play_solution(level, level.solution).ok  # the example's solution scores 29, clears the pumpkin
+    assert not play_solution(parse_level({**data, "goals": [{"score": 30, "note": "x"}]}), level.solution).ok
+    for goals in ([{"note": "1 star"}], [{"score": 1, "pumpkins": True, "note": "x"}]):
+        with pytest.raises(FormatError, match=r"goals\[0\]: expected exactly one of the fields score, pumpkins"):
+            parse_level({**data, "goals": goals})
+
+
 def test_pack_round_trip_keeps_unknown_fields_at_every_level():
     pack = {
         "format": "tenfold.pack/1",
