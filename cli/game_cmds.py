@@ -54,6 +54,7 @@ def replay(
     variant = variant_arg(rules)
     start = board_arg(board)
     game_mode = mode_arg(variant, mode)
+    one_board(game_mode, "replay replays")
     check_mode_stones(game_mode, start)
     move_list = parse_moves(read_json_arg(moves, "--moves"), "--moves")
     game = Game(variant, start, Streak.carried_in(streak), tokens if tokens is not None else game_mode.tokens)
@@ -69,6 +70,14 @@ def replay(
     typer.echo(f"score: {game.score}  streak: {game.streak.run}  placements: {game.placements}")
     if variant.token_bonus:
         typer.echo(f"tokens left: {game.tokens}  final score (their bonus included): {game.final_score}")
+
+
+def one_board(game_mode: Mode, doing: str) -> None:
+    """A mode of several boards (Sudoku's Battle Matrix, whose clears drop tiles on the other
+    board) is refused: a command plays one board, which would be another game."""
+    if game_mode.players > 1:
+        raise RulesError(f"--mode {game_mode.name}: a mode of {game_mode.players} boards; {doing} one board "
+                         "(the same game without the opponent is the variant's default mode)")
 
 
 def check_mode_stones(game_mode: Mode, start: Board) -> None:
@@ -109,9 +118,7 @@ def play(
     if policy not in POLICIES:
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = mode_arg(variant, mode)
-    if game_mode.players > 1:
-        raise RulesError(f"--mode {game_mode.name}: a mode of {game_mode.players} boards; play plays one board "
-                         "(the same game without the opponent is the variant's default mode)")
+    one_board(game_mode, "play plays")
     time_limit = _expert_seconds(policy, time_limit, game_mode)
     start = board_arg(board) if board is not None else mode_start_board(game_mode, seed)
     check_mode_stones(game_mode, start)

@@ -313,6 +313,9 @@ def parse_level(data: Any, where: str = "level") -> Level:
         mode = variant.mode(data["mode"])
     except TenfoldError as err:
         raise FormatError(f"{where}: field mode: {err}") from None
+    if mode.players > 1:  # (Battle Matrix: clears drop tiles on the other board, which a level has not)
+        raise FormatError(f"{where}: field mode: {mode.name} is a mode of {mode.players} boards; a level is one "
+                          "board (the same game without the opponent is the variant's default mode)")
     if problem := mode.stones_problem(board.stones.bit_count()):
         raise FormatError(f"{where}: field board: {problem}")
     try:

@@ -949,6 +949,7 @@ def test_serve_names_the_option_of_a_path_the_file_system_refuses(tmp_path):
 
 @pytest.mark.parametrize("command,needles", [
     (["play", "--rules", "sudoku", "--mode", "battle", "--seed", "1"], ["--mode battle: a mode of 2 boards"]),
+    (["replay", "--rules", "sudoku", "--mode", "battle", "--moves", "m.json"], ["--mode battle: a mode of 2 boards"]),
     (["play", "--rules", "halloween", "--seed", "1", "--time-limit", "2"],
      ["--time-limit: the expert's lookahead per tray, not a setting of --policy greedy"]),
     (["play", "--rules", "arabic", "--mode", "speed", "--seed", "1", "--policy", "expert", "--time-limit", "46"],

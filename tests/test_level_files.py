@@ -214,6 +214,16 @@ def test_pack_rejects_duplicate_level_ids_and_names_a_bad_level():
         parse_pack({**pack, "generator": {"seed": 1}})
 
 
+def test_a_mode_of_two_boards_is_refused_for_a_level():
+    """Sudoku's Battle Matrix drops tiles on the other player's board: a level, one board, would
+    play it as classic without a word (a rules audit); it is refused as play refuses it."""
+    data = {**copy.deepcopy(LEVEL), "variant": "sudoku", "mode": "battle"}
+    data.pop("best")
+    with pytest.raises(FormatError, match="field mode: battle is a mode of 2 boards; a level is one board"):
+        parse_level(data)
+    assert parse_level({**data, "mode": "classic"}).mode == "classic"
+
+
 def test_sultan_mode_needs_exactly_four_stones():
     data = {**copy.deepcopy(LEVEL), "variant": "arabic", "mode": "sultan", "goals": [{"score": 1}]}
     with pytest.raises(FormatError, match="stones"):
