@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (Interrupt, check_seconds, cli_errors, emit_json, interrupted, progress, read_json_arg,
-                        searching, source_name)
+from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, interrupted, progress,
+                        read_json_arg, searching, source_name)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.errors import FormatError, RulesError, clipped
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
@@ -92,13 +92,13 @@ def solve(
     with searching("solving", status=False) as interrupt, progress(levels, label="solving") as bar:
         for lv in bar:
             answers.append((lv, solve_one(lv, method, time_limit, interrupt, node_limit)))
+            if not json_out:  # each level's line as it is answered (a long run's log fills as it goes)
+                echo_above_progress(_summary_line(*answers[-1]))
             if interrupt.requested:
                 break
     if json_out:
         emit_json([{"id": lv.id, **a.to_json(lv)} for lv, a in answers])
     else:
-        for lv, answer in answers:
-            typer.echo(_summary_line(lv, answer))
         proven = sum(a.proof != PROOF_BOUND for _, a in answers)
         solvable = sum(a.solvable is True for _, a in answers)
         unknown = sum(a.solvable is None for _, a in answers)

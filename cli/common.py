@@ -337,6 +337,15 @@ def progress(iterable=None, length: int | None = None, label: str = ""):
     return typer.progressbar(iterable, length=length, label=label, file=sys.stderr, hidden=not _terminal())
 
 
+def echo_above_progress(text: str) -> None:
+    """A line of output while a progress bar is drawn: the bar's line is cleared first (it is
+    drawn again at its next step), so that the two do not share a line of the terminal."""
+    if _terminal():
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+    typer.echo(text)
+
+
 class SearchStatus:
     """A one-line live status of a level's search: seconds, nodes and the best score so far,
     redrawn in place at most every ``every`` seconds; ``close`` erases it. A ``watch.WATCHERS``

@@ -182,6 +182,30 @@ def test_cli_solve_json(tmp_path, method):
                    "solution": [{"piece": "1x1", "row": 0, "col": 9}]}
 
 
+def test_cli_solve_of_a_pack_prints_each_level_as_it_is_answered(tmp_path, monkeypatch):
+    """Text ``solve PACK`` prints a level's line as soon as it is answered, not all at the end
+    (a run of hours killed, or failing, on level 3 had shown nothing): here the third level's
+    solve fails, and the first two lines are out, as ``solve --level`` gives each."""
+    import cli.campaign_cmds as cmds
+
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [pumpkin_level(id=name) for name in ("one", "two", "three")]}
+    path = write(tmp_path, pack)
+    alone = [runner.invoke(app, ["solve", path, "--level", name]).stdout.splitlines()[0] for name in ("one", "two")]
+    real = cmds.solve_one
+
+    def failing_on_three(level, *args):
+        if level.id == "three":
+            raise RuntimeError("failed on three")
+        return real(level, *args)
+
+    monkeypatch.setattr(cmds, "solve_one", failing_on_three)
+    result = runner.invoke(app, ["solve", path])
+    assert isinstance(result.exception, RuntimeError)
+    cut = [re.sub(r"\S+s$", "", line) for line in result.stdout.splitlines()]  # (the seconds vary)
+    assert cut == [re.sub(r"\S+s$", "", line) for line in alone]
+
+
 def test_cli_verify_correct_level(tmp_path):
     result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level())])
     assert result.exit_code == 0, result.output
