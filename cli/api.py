@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from cli.answer_cache import AnswerCache
 from cli.common import MAX_STREAK, MAX_TOKENS
@@ -131,6 +131,37 @@ def answer_hint(question: dict[str, Any]) -> dict[str, Any]:
     return answer.to_json(with_tokens=question["tokens"] > 0)
 
 
+PAGE_MOST = 100_000  # the most level ids one page may ask for
+
+
+def pack_summary(pack: Pack, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+    """A pack's id, title, level count and level ids, all of them or the page from ``offset``
+    of at most ``limit`` (a client of a pack of 100,000 levels need not take every id at once)."""
+    ids = [lv.id for lv in pack.levels[offset:None if limit is None else offset + limit]]
+    return {"id": pack.id, "title": pack.title, "total": len(pack.levels), "offset": offset, "levels": ids}
+
+
+def page_of(query: str) -> tuple[int, int | None]:
+    """``offset`` and ``limit`` of a query string (``?offset=200&limit=100``): whole numbers,
+    offset from 0 (default 0), limit 1 to ``PAGE_MOST`` (default: every id); other parameters
+    (a browser's cache-buster) are passed over."""
+    fields = parse_qs(query, keep_blank_values=True)
+    page: list[int | None] = []
+    for name, default, low, high in (("offset", 0, 0, 10**9 - 1), ("limit", None, 1, PAGE_MOST)):
+        values = fields.get(name)
+        if values is None:
+            page.append(default)
+            continue
+        text = values[0] if len(values) == 1 else None
+        digits = (text or "").lstrip("0") or "0"  # (leading zeros count towards Python's conversion limit)
+        number = int(digits) if digits.isascii() and digits.isdigit() and len(digits) <= 10 else None
+        if text is None or not text or number is None or not low <= number <= high:
+            got = "given twice" if text is None else f"got {clipped(text)!r}"
+            raise BadRequest(f"query {name}: expected a whole number {low} to {high:,}, {got}")
+        page.append(number)
+    return page[0], page[1]
+
+
 class _InFlight:
     """A hint being solved: requests asking the same question meanwhile wait for its answer."""
 
@@ -177,18 +208,17 @@ class Api:
         if parts == ["hint"]:
             return self._hint(body)
         if parts[:1] == ["levels"]:
-            return self._levels(parts[1:])
+            return self._levels(parts[1:], urlsplit(target).query)
         return Response(200, {"ok": True, "packs": len(self.packs)})
 
-    def _levels(self, ids: list[str]) -> Response:
+    def _levels(self, ids: list[str], query: str = "") -> Response:
         if not ids:
-            return Response(200, {"packs": [{"id": p.id, "title": p.title, "levels": [lv.id for lv in p.levels]}
-                                            for p in self.packs.values()]})
+            return Response(200, {"packs": [pack_summary(p) for p in self.packs.values()]})
         pack = self.packs.get(ids[0])
         if pack is None:
             return error(404, f"no pack with id {ids[0]!r}")
         if len(ids) == 1:
-            return Response(200, {"id": pack.id, "title": pack.title, "levels": [lv.id for lv in pack.levels]})
+            return Response(200, pack_summary(pack, *page_of(query)))
         level = pack.find(ids[1])
         if level is None:
             return error(404, f"pack {pack.id!r} has no level with id {ids[1]!r}")

@@ -332,6 +332,36 @@ def test_levels_and_solutions(server):
     assert listing["packs"][0]["levels"] == ["h1", "s1", "h2 no solution"]  # the loose level file is not a pack
 
 
+def test_a_packs_level_ids_come_all_or_a_page_at_a_time():
+    """GET /levels/{pack} gives every level id, or with ?offset=N&limit=M the page asked for, and
+    always the pack's count: a client of a pack of 100,000 levels takes them a page at a time.
+    Pages laid end to end give the whole list, for every page size; a bad offset or limit is a
+    400 naming it; other query parameters (a browser's cache-buster) are passed over."""
+    from cli.api import Api
+    from solver.level import parse_pack
+
+    levels = [dict(fx.halloween_level(f"L{i:02d}")) for i in range(23)]
+    api = Api({"big": parse_pack({**fx.pack("big"), "levels": levels})})
+    ids = [f"L{i:02d}" for i in range(23)]
+    whole = api.handle("GET", "/levels/big")
+    assert whole.status == 200 and whole.body == {"id": "big", "title": fx.pack()["title"], "total": 23,
+                                                  "offset": 0, "levels": ids}
+    assert api.handle("GET", "/levels/big?v=7").body == whole.body
+    for size in range(1, 25):
+        pages = [api.handle("GET", f"/levels/big?offset={start}&limit={size}").body for start in range(0, 23, size)]
+        assert [page["offset"] for page in pages] == list(range(0, 23, size))
+        assert all(page["total"] == 23 and len(page["levels"]) <= size for page in pages)
+        assert [i for page in pages for i in page["levels"]] == ids
+    assert api.handle("GET", "/levels/big?offset=30").body["levels"] == []
+    assert api.handle("GET", "/levels/big?limit=5").body["levels"] == ids[:5]
+    for query, name in (("offset=-1", "offset"), ("limit=0", "limit"), ("limit=100001", "limit"),
+                        ("offset=x", "offset"), ("limit=1&limit=2", "limit"), ("offset=", "offset")):
+        bad = api.handle("GET", f"/levels/big?{query}")
+        assert bad.status == 400 and bad.body["error"].startswith(f"query {name}: expected a whole number"), query
+    listing = api.handle("GET", "/levels").body
+    assert listing["packs"] == [whole.body]
+
+
 def test_cache_answers_a_repeated_question(server, tmp_path):
     host, port, api = server
     question = {"rules": "arabic", "board": "/".join(["#########."] * 3 + ["." * 10] * 7), "tray": ["3x1", "1x1"]}
