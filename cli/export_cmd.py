@@ -9,10 +9,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (cli_errors, naming_option, out_path, read_json_arg, source_name, write_atomically,
-                        write_files_atomically)
+from cli.common import cli_errors, naming_option, out_path, read_json_arg, source_name, write_files_atomically
 from generator.export import FORMATS, export_plan
-from generator.render import pack_page
+from generator.render import PAGE_LEVELS, pack_pages
 from solver.errors import FormatError
 from solver.level import Pack, parse_level_or_pack
 
@@ -75,10 +74,11 @@ def render(
         raise FormatError(f"{name}: field levels: pack {item.id!r} has no levels to render")
     if out.exists() and not out.is_dir():
         raise FormatError(f"--out: {out} is {_kind(out)}, expected a folder")
-    page = out / "index.html"
+    pages = {out / name: (lambda make=make: make().encode("utf-8")) for name, make in pack_pages(item).items()}
     with naming_option("--out"):
-        write_atomically(page, pack_page(item))
-    typer.echo(f"wrote {page}")
+        write_files_atomically(pages)
+    typer.echo(f"wrote {out / 'index.html'}" + (f" and {len(pages) - 1} more pages ({PAGE_LEVELS} levels a page)"
+                                                  if len(pages) > 1 else ""))
 
 
 def _kind(path: Path) -> str:

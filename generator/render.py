@@ -1,12 +1,17 @@
-"""A pack as one static HTML page: every level's picture, grade, goals, stars and a solution step-through.
+"""A pack as static HTML pages: every level's picture, grade, goals, stars and a solution step-through.
 
-Everything is inline (SVG, CSS, script): the page works offline from a file.
+Everything is inline (SVG, CSS, script): a page works offline from a file. A pack of up to
+``PAGE_LEVELS`` levels is one page, ``index.html``; a bigger one is cut into pages of that many
+(``index.html``, ``page-2.html``, ...), each linking to the others (a page of 10,000 levels,
+210 MB, was more than a browser would open).
 """
 
 from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from solver.bitboard import SIZE
@@ -18,6 +23,7 @@ from .frames import solution_frames
 from .picture import COLOURS, CLEARED_FILL, PLACED_OUTLINE, board_scene, goals_text, level_scene
 
 STEP_CELL = 24
+PAGE_LEVELS = 200
 
 STYLE = f"""
 body {{ font-family: DejaVu Sans, Verdana, sans-serif; margin: 24px; color: #222; background: #faf9f6; }}
@@ -31,6 +37,7 @@ body {{ font-family: DejaVu Sans, Verdana, sans-serif; margin: 24px; color: #222
 .stone {{ fill: {COLOURS['S']}; }} .pumpkin {{ fill: {COLOURS['P']}; }}
 .cleared {{ fill: {CLEARED_FILL}; }}
 .placed {{ stroke: {PLACED_OUTLINE}; stroke-width: 2; }}
+.pages a, .pages strong {{ margin-right: 8px; }}
 """
 
 # Steps a level's board through its frames: each frame is 100 cell characters,
@@ -134,17 +141,45 @@ def level_section(level: Level, has_frames: bool) -> str:
     )
 
 
-def pack_page(pack: Pack) -> str:
-    frames = {lv.id: frames_data(lv) for lv in pack.levels}
+def pack_page(pack: Pack, levels: list[Level] | None = None, nav: str = "") -> str:
+    """The page of ``levels`` (default: every level of the pack), with ``nav`` (links to the
+    other pages of a pack cut into pages) under its heading."""
+    levels = pack.levels if levels is None else levels
+    frames = {lv.id: frames_data(lv) for lv in levels}
     data = json.dumps({k: v for k, v in frames.items() if v is not None}, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # the JSON sits in a <script>: no "</script>" inside
     title = html.escape(pack.title or pack.id)
-    sections = "\n".join(level_section(lv, frames[lv.id] is not None) for lv in pack.levels)
+    sections = "\n".join(level_section(lv, frames[lv.id] is not None) for lv in levels)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        f"<h1>{title}</h1>\n<p>pack <code>{html.escape(pack.id)}</code> · {len(pack.levels)} levels</p>\n"
+        f"<h1>{title}</h1>\n<p>pack <code>{html.escape(pack.id)}</code> · {len(pack.levels)} levels</p>\n{nav}"
         f"{sections}\n"
         f'<script type="application/json" id="tenfold-frames">{data}</script>\n'
         f"<script>{SCRIPT}</script>\n</body>\n</html>\n"
     )
+
+
+def page_name(number: int) -> str:
+    """The file of page ``number`` (from 1) of a pack cut into pages."""
+    return "index.html" if number == 1 else f"page-{number}.html"
+
+
+def pack_pages(pack: Pack) -> dict[str, Callable[[], str]]:
+    """The pack's pages, {file name: a function that makes its text}: ``index.html`` alone up to
+    ``PAGE_LEVELS`` levels (``pack_page``), else a page of ``PAGE_LEVELS`` levels each, whose
+    navigation names the levels it holds and links to every page."""
+    count = max(1, -(-len(pack.levels) // PAGE_LEVELS))
+    if count == 1:
+        return {"index.html": partial(pack_page, pack)}
+    return {page_name(n): partial(_cut_page, pack, n, count) for n in range(1, count + 1)}
+
+
+def _cut_page(pack: Pack, number: int, count: int) -> str:
+    start = (number - 1) * PAGE_LEVELS
+    levels = pack.levels[start:start + PAGE_LEVELS]
+    links = " ".join(f"<strong>{n}</strong>" if n == number else f'<a href="{page_name(n)}">{n}</a>'
+                     for n in range(1, count + 1))
+    nav = (f'<p class="pages">levels {start + 1:,} to {start + len(levels):,}: page {number} of {count} · '
+           f"{links}</p>\n")
+    return pack_page(pack, levels, nav)

@@ -146,3 +146,34 @@ def test_captions_name_pieces_as_the_level_does():
             "solution": [{"piece": "2x1", "row": 0, "col": 0}, {"piece": "2x2", "row": 5, "col": 5}]}
     captions = [frame.caption for frame in solution_frames(parse_level(data))]
     assert [c.split(" +")[0] for c in captions[1:]] == [".#/.# at 0,0", "2x2 at 5,5"]
+
+
+def test_a_big_pack_is_cut_into_linked_pages(tmp_path, monkeypatch):
+    """A pack of more than PAGE_LEVELS levels (200; 5 here, to be quick) is written as pages of
+    that many (index.html, page-2.html, ...): every level once, in the pack's order, each page
+    linking to the others and saying which levels it holds (one page of 10,000 levels was
+    210 MB)."""
+    import generator.render
+
+    monkeypatch.setattr(generator.render, "PAGE_LEVELS", 5)
+    PAGE_LEVELS = 5
+    count = 2 * PAGE_LEVELS + 2
+    levels = [fx.halloween_level(f"L{i:04d}") for i in range(count)]
+    src = fx.write_json(tmp_path / "big.json", {**fx.pack("big"), "levels": levels})
+    result = CliRunner().invoke(app, ["render", str(src), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert "and 2 more pages" in result.output
+    names = ["index.html", "page-2.html", "page-3.html"]
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == sorted(names)
+    seen = []
+    for number, name in enumerate(names, 1):
+        page = (tmp_path / "site" / name).read_text()
+        seen += re.findall(r'<section class="level" id="level-([^"]+)"', page)
+        first, last = (number - 1) * PAGE_LEVELS + 1, min(number * PAGE_LEVELS, count)
+        assert f"levels {first:,} to {last:,}: page {number} of 3" in page
+        links = re.findall(r'<a href="([^"]+)">', page)
+        assert links == [n for n in names if n != name]
+        frames = json.loads(re.search(r'id="tenfold-frames">(.*?)</script>', page, re.S).group(1))
+        assert sorted(frames) == sorted(re.findall(r'<section class="level" id="level-([^"]+)"', page))
+    assert seen == [lv["id"] for lv in levels]
+
