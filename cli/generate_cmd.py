@@ -38,6 +38,8 @@ def generate(
     out = out_path(out)
     if out.is_dir():  # found now, not after the whole run
         raise FormatError(f"--out: {out} is a folder; expected the pack's file name")
+    if out.exists() and not out.is_file():  # (a device or a pipe: its partial file would go beside it)
+        raise FormatError(f"--out: {out} is not a regular file (a device or a pipe); expected the pack's file name")
     with naming_option("--out"):
         refuse_file_in_path(out)
     with searching("generating", status=False) as interrupt, \

@@ -395,6 +395,9 @@ def _load_partial(path: Path, params: dict[str, Any],
     and ``note`` hears where: hours of proofs are not thrown away for a mistyped seed."""
     if not path.exists():
         return None
+    if not path.is_file():  # a folder, a device or a pipe (whose reading would wait for ever)
+        raise FormatError(f"--out: {path} exists and is not a partial file of tenfold generate (not a regular "
+                          "file); move it away or choose another --out")
     raw = path.read_bytes()
     lines = raw.decode("utf-8", errors="replace").splitlines()
     try:

@@ -872,6 +872,20 @@ def test_a_device_is_read_as_a_file_not_reported_missing(tmp_path, args, needles
     assert "no such file" not in line
 
 
+def test_generate_refuses_a_pipe_at_out_or_at_its_partial_file_before_it_runs(tmp_path):
+    """A generator audit: --out naming a pipe (or /dev/null) was refused only after the whole
+    run, its partial file left beside it; a pipe at OUT.partial.jsonl made the run wait for ever.
+    Both are refused at once, nothing written."""
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    args = ["generate", "sultan", "--count", "1", "--seed", "1"]
+    assert_bad_input(runner.invoke(app, [*args, "--out", str(fifo)]), "--out", "not a regular file")
+    os.mkfifo(tmp_path / "pack.json.partial.jsonl")
+    assert_bad_input(runner.invoke(app, [*args, "--out", str(tmp_path / "pack.json")]), "--out",
+                     "pack.json.partial.jsonl exists and is not a partial file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo.json", "pack.json.partial.jsonl"]
+
+
 def test_board_text_through_a_pipe_is_read(tmp_path):
     fifo = tmp_path / "board"
     os.mkfifo(fifo)
