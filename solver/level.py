@@ -214,9 +214,8 @@ class Level:
         (``spelling.spell_moves``)."""
         if self.spelled is None:
             return [m.to_json() for m in moves]
-        deals = SpelledDeals(*self.spelled)
-        game = Game.dealt(self.variant, deals, self.board, self.tokens, Streak())
-        return spell_moves(game, deals.take(), moves, deals)
+        game, tray, deals = self._spelled_start()
+        return spell_moves(game, tray, moves, deals)
 
     def move_error(self, moves: list[Move], index: int, game: Game, err: TenfoldError) -> str:
         """The engine's refusal of ``moves[index]`` (played up to it on ``game``), naming the tray
@@ -224,9 +223,15 @@ class Level:
         spells it already)."""
         if self.spelled is None or game.tray is None:
             return str(err)
+        shadow, tray, deals = self._spelled_start()
+        return respell_tray(str(err), list(game.tray), spelled_tray_at(shadow, tray, moves, index, deals))
+
+    def _spelled_start(self) -> tuple[Game, list[str], SpelledDeals]:
+        """A new game dealt in the file's spelling, its first tray as the file spells it, and
+        the deals (what ``spelling.spell_moves`` walks a line from)."""
         deals = SpelledDeals(*self.spelled)
-        shadow = Game.dealt(self.variant, deals, self.board, self.tokens, Streak())
-        return respell_tray(str(err), list(game.tray), spelled_tray_at(shadow, deals.take(), moves, index, deals))
+        game = Game.dealt(self.variant, deals, self.board, self.tokens, Streak())
+        return game, deals.take(), deals
 
     def goals_met(self, game: Game, ignore_score: bool = False) -> bool:
         for goal in self.goals:
