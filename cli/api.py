@@ -8,6 +8,7 @@ every route and every malformed request is testable directly. Bad input is a
 from __future__ import annotations
 
 import json
+import math
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -22,7 +23,9 @@ from solver.board import parse_board
 from solver.deals import TRAY_SIZE
 from solver.errors import MESSAGE_MOST, FormatError, TenfoldError, clipped
 from solver.jsontext import json_kind, load_json
-from solver.level import PACK_FORMAT, Pack, parse_pack, play_solution
+from solver.continuation import next_step, solve_after, spelled_rest
+from solver.level import PACK_FORMAT, Level, Pack, parse_pack, play_solution
+from solver.moves import Move, parse_moves
 from solver.pieces import canonical_ids
 from solver.spelling import respelled, spell_tray_answer
 from solver.variants import find_variant
@@ -80,12 +83,16 @@ def _int_field(data: dict, name: str, default: int, most: int) -> int:
 HINT_FIELDS = ("rules", "board", "tray", "streak", "tokens")
 # options of tenfold hint and tray the server does not take: a request naming one is refused
 UNSERVED_OPTIONS = ("policy", "method", "time_limit")
-ROUTES = "GET /health, GET /levels, GET /levels/{pack}, GET /levels/{pack}/{level}[/solution], POST /hint"
+ROUTES = ("GET /health, GET /levels, GET /levels/{pack}, GET /levels/{pack}/{level}[/solution], "
+          "POST /levels/{pack}/{level}/hint, POST /hint")
+# the search nodes a level hint may take (about 0.3-1 s of one core): a node budget, not a clock,
+# so the same request gets the same answer on every machine
+LEVEL_HINT_NODES = 1_000_000
 
 
-def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
-    """The canonical question of a POST /hint body (the cache's key) and its tray as the body
-    spells it, or ``BadRequest`` naming the problem."""
+def _json_body(body: bytes, like: str) -> dict[str, Any]:
+    """A request body's JSON object, or ``BadRequest`` naming the problem (``like``: what the
+    message says an object of the route looks like)."""
     try:
         data = load_json(body.decode("utf-8-sig"), "body")  # a byte-order mark read past, as in files
     except UnicodeDecodeError:
@@ -93,8 +100,14 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     except FormatError as err:
         raise BadRequest(str(err)) from None
     if not isinstance(data, dict):
-        raise BadRequest(f"body: expected a JSON object like {{\"rules\", \"board\", \"tray\"}}, "
-                         f"got {json_kind(data)}")
+        raise BadRequest(f"body: expected a JSON object like {like}, got {json_kind(data)}")
+    return data
+
+
+def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
+    """The canonical question of a POST /hint body (the cache's key) and its tray as the body
+    spells it, or ``BadRequest`` naming the problem."""
+    data = _json_body(body, '{"rules", "board", "tray"}')
     for name in ("rules", "board", "tray"):
         if name not in data:
             raise BadRequest(f"field {name}: missing")
@@ -122,6 +135,31 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
     variant.check_tokens(tokens, "field tokens")  # as tenfold tray refuses --tokens
     return ({"rules": variant.name, "board": board.text(), "tray": pieces,
              "streak": _int_field(data, "streak", 0, MAX_STREAK), "tokens": tokens}, tray)
+
+
+def parse_level_hint_request(body: bytes) -> list[Move]:
+    """The moves played so far of a POST /levels/{pack}/{level}/hint body, or ``BadRequest``."""
+    data = _json_body(body, '{"moves": [...]}')
+    if "moves" not in data:
+        raise BadRequest("field moves: missing (the moves played so far, a list as a level's solution; [] at the start)")
+    try:
+        return parse_moves(data["moves"], "field moves")
+    except TenfoldError as err:
+        raise BadRequest(str(err)) from None
+
+
+def answer_level_hint(pack: Pack, level: Level, moves: list[Move]) -> dict[str, Any]:
+    """The rest of the game from where ``moves`` leave the level (``tenfold solve --after``,
+    within ``LEVEL_HINT_NODES``), and its next step: the tokens and placement to play now."""
+    try:
+        position, answer = solve_after(level, moves, time_limit=math.inf, node_limit=LEVEL_HINT_NODES,
+                                       hint=level.solution)
+    except TenfoldError as err:
+        raise BadRequest(str(err).replace("--after: ", "field moves: ", 1)) from None
+    rest = None if answer.solution is None else spelled_rest(level, position, answer.solution)
+    step = None if answer.solution is None else spelled_rest(level, position, next_step(answer.solution))
+    return {"pack": pack.id, "level": level.id, "after": position.to_json(), **answer.to_json(),
+            "solution": rest, "next": step}
 
 
 def answer_hint(question: dict[str, Any]) -> dict[str, Any]:
@@ -192,7 +230,7 @@ class Api:
     def _route(self, method: str, target: str, body: bytes) -> Response:
         path = urlsplit(target).path
         parts = [unquote(p) for p in path.split("/") if p]
-        if parts == ["hint"]:
+        if parts == ["hint"] or (len(parts) == 4 and parts[0] == "levels" and parts[3] == "hint"):
             allowed = "POST"
         elif (parts and parts[0] == "levels" and len(parts) <= 4) or parts in ([], ["health"]):
             allowed = "GET"
@@ -208,10 +246,10 @@ class Api:
         if parts == ["hint"]:
             return self._hint(body)
         if parts[:1] == ["levels"]:
-            return self._levels(parts[1:], urlsplit(target).query)
+            return self._levels(parts[1:], urlsplit(target).query, body)
         return Response(200, {"ok": True, "packs": len(self.packs)})
 
-    def _levels(self, ids: list[str], query: str = "") -> Response:
+    def _levels(self, ids: list[str], query: str = "", body: bytes = b"") -> Response:
         if not ids:
             return Response(200, {"packs": [pack_summary(p) for p in self.packs.values()]})
         pack = self.packs.get(ids[0])
@@ -224,8 +262,11 @@ class Api:
             return error(404, f"pack {pack.id!r} has no level with id {ids[1]!r}")
         if len(ids) == 2:
             return Response(200, level.to_json())
+        if ids[2] == "hint":
+            return Response(200, answer_level_hint(pack, level, parse_level_hint_request(body)))
         if ids[2] != "solution":
-            return error(404, f"no such route: /levels/{pack.id}/{level.id}/{ids[2]} (did you mean /solution?)")
+            return error(404, f"no such route: /levels/{pack.id}/{level.id}/{ids[2]} "
+                              "(did you mean /solution, or POST /hint?)")
         if level.solution is None:
             return error(404, f"level {level.id!r} of pack {pack.id!r} has no solution")
         replay = play_solution(level, level.solution)

@@ -10,8 +10,10 @@ import typer
 from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, interrupted, progress,
                         read_json_arg, searching, source_name)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
+from solver.continuation import solve_after, spelled_rest
 from solver.errors import FormatError, RulesError, clipped
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
+from solver.moves import parse_moves
 from solver.verify import Verdict, verify_level
 
 METHODS = ("search", "cpsat", "auto")
@@ -64,11 +66,17 @@ def solve(
              "levels whose tokens draw from a reserve; --method search "
              "only): an answer the node limit (not the time limit) ends is the same on every machine",
         min=1, max=10**18)] = None,  # the compiled search counts in 64 bits
+    after: Annotated[Optional[str], typer.Option(
+        help="JSON file (- for stdin) with the moves played so far, a flat list as a level's solution: "
+             "the answer is then the rest of the game from there (one level; --method search)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""
     check_seconds(time_limit, allow_inf=True)
     levels, single = load_levels(path, level)
+    if after is not None:
+        _solve_after(levels, single, after, method, time_limit, node_limit, json_out)
+        return
     if method == "cpsat":
         dealing = [lv.id for lv in levels if lv.redeals]
         if dealing:
@@ -106,6 +114,35 @@ def solve(
                    + (f", {unknown} not known to be solvable (no line found in time)" if unknown else ""))
     if interrupt.requested:
         interrupted(f"after {len(answers)} of {len(levels)} levels (the last one's answer is a bound)")
+
+
+def _solve_after(levels: list[Level], single: bool, after: str, method: str, time_limit: float,
+                 node_limit: int | None, json_out: bool) -> None:
+    """``solve --after``: the answer from where the moves played so far leave the level."""
+    if not single:
+        raise RulesError(f"--after: the moves of one level; this pack holds {len(levels)}: give --level ID")
+    if method != "search":
+        raise RulesError(f"--after: the rest of a part-played level is solved by --method search, got --method {method}")
+    lv = levels[0]
+    moves = parse_moves(read_json_arg(after, "--after"), "--after")
+    nodes = {} if node_limit is None else {"node_limit": node_limit}
+    with searching(f"solving {lv.id} after {len(moves)} move{'s' * (len(moves) != 1)}") as interrupt:
+        position, answer = solve_after(lv, moves, time_limit=time_limit, hint=lv.solution, **nodes)
+    rest = None if answer.solution is None else spelled_rest(lv, position, answer.solution)
+    if json_out:
+        emit_json({**answer.to_json(), "solution": rest, "after": position.to_json()})
+    else:
+        moved = position.to_json()
+        tokens = f" counting {moved['tokens']} token{'s' * (moved['tokens'] != 1)} left" if moved["tokens"] else ""
+        typer.echo(f"after {moved['moves']} move{'s' * (moved['moves'] != 1)} ({moved['placed']} of {lv.limit} "
+                   f"placements, score {moved['score']}{tokens}):")
+        typer.echo(_summary_line(lv, answer))
+        if rest:
+            typer.echo("rest of the solution: " + " ".join(_move_text(m) for m in rest))
+        elif rest == []:
+            typer.echo("rest of the solution: none; every goal holds as the game stands")
+    if interrupt.requested:
+        interrupted("the answer is the best found before Ctrl-C (proof: bound)")
 
 
 SOLVABLE_TEXT = {True: "yes", False: "no", None: "?"}  # ?: no line yet, and not proven none exists

@@ -29,7 +29,8 @@ EXIT_BAD_INPUT = 2
 STATUS_EVERY = 0.25  # seconds between redraws of a search's live status line
 MAX_TOKENS = 1000  # the most tokens an option takes (a level file's "tokens" has the same cap)
 MAX_STREAK = 1000  # the longest streak carried in
-STDIN_OPTIONS = ("board", "moves", "deals")  # the options one command may read from stdin (- for each)
+# the arguments one command may read from stdin (- for each); ``path``: the file argument
+STDIN_OPTIONS = ("path", "board", "moves", "deals", "after")
 
 
 def cli_errors(func: Callable) -> Callable:
@@ -40,7 +41,8 @@ def cli_errors(func: Callable) -> Callable:
         try:
             stdin = [name for name in STDIN_OPTIONS if kwargs.get(name) == "-"]
             if len(stdin) > 1:  # the first to read it would leave nothing for the next
-                raise FormatError(f"{' and '.join('--' + n for n in stdin)}: each reads - (stdin), "
+                raise FormatError(f"{' and '.join('the file argument' if n == 'path' else '--' + n for n in stdin)}"
+                                  ": each reads - (stdin), "
                                   "which only one input can; give the others a file")
             return func(*args, **kwargs)
         except TenfoldError as err:

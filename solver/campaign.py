@@ -109,6 +109,10 @@ class CampaignSearch:
     _seen: dict = field(default_factory=dict)
     # a solver.campaign_jit.CompiledSearch that takes the subtrees where no token is worth spending
     _compiled: object = None
+    # where the search starts, for a level part played (``solver.continuation``): the state and
+    # the points scored so far; None: the level's start
+    start: State | None = None
+    start_points: int = 0
 
     def __post_init__(self) -> None:
         level = self.level
@@ -152,13 +156,35 @@ class CampaignSearch:
 
     def _start(self) -> State:
         level = self.level
+        if self.start is not None:
+            self._full_scan = has_complete_zone(self.variant, self.start.filled, self.stones)
+            return self.start
         self._full_scan = has_complete_zone(self.variant, level.board.filled, self.stones)
         first = self.trays[0] if self.trays else ()
         return State(level.board.filled, level.board.pumpkins, 0, first, 0, False, False, level.tokens, 0, 0)
 
     def start_bound(self) -> int:
         """The admissible upper bound on the level's best score, before any search."""
-        return self._upper_bound(self._start(), 0)
+        return self._upper_bound(self._start(), self.start_points)
+
+    def _start_slots(self) -> int | None:
+        """The compiled search's unplaced slots of the start's tray (``slots_of``); None when a
+        rotate or redeal put pieces in it that are not its tray's."""
+        s = self._start()
+        return slots_of(self.trays, s.tray_index, s.tray)
+
+    def fits_compiled_start(self) -> bool:
+        """Whether the compiled search can start where this one does."""
+        return self.start is None or self._start_slots() is not None
+
+    def _compiled_start(self) -> tuple | None:
+        """The start for ``campaign_jit.search``: None for the level's own; for a part-played
+        level, the state's fields (``fits_compiled_start`` must hold)."""
+        s = self.start
+        if s is None:
+            return None
+        return (s.tray_index, self._start_slots(), s.run, s.turn_cleared, s.prev_turn_cleared, self.start_points,
+                s.placed, s.tokens)
 
     def _ends_line(self, s: State) -> bool:
         """The next placement is the line's last: the limit, or the last tray's last piece."""
@@ -182,7 +208,7 @@ class CampaignSearch:
         self._target = target
         complete = True
         try:
-            self._search(s0, 0, [])
+            self._search(s0, self.start_points, [])
         except _Budget:
             complete = False
         except _Found:
@@ -198,7 +224,7 @@ class CampaignSearch:
         if hint:
             self._seed(hint)
         status, best, nodes, line = campaign_jit.search(self.level, self.time_limit, self.node_limit,
-                                                         self._best, target)
+                                                         self._best, target, self._compiled_start())
         if line is not None:
             self._best, self._best_line = best, line
         self.nodes = nodes
@@ -220,6 +246,8 @@ class CampaignSearch:
                               self.nodes, seconds, complete)
 
     def _seed(self, hint: list[Move]) -> None:
+        if self.start is not None:
+            raise ValueError("a hint is a line from the level's start, not from a part-played one")
         replay = play_solution(self.level, hint, ignore_score=True)
         if replay.ok:
             self._best = replay.score
@@ -466,6 +494,24 @@ class _Found(Exception):
     pass
 
 
+def slots_of(trays: list[tuple[str, ...]], tray_index: int, pieces: tuple[str, ...]) -> int | None:
+    """The compiled search's mask of the unplaced slots of tray ``tray_index`` (its pieces sorted)
+    that hold ``pieces`` (of a repeated piece, the last slots, as that search leaves them); None
+    if the pieces are not all that tray's."""
+    if tray_index >= len(trays):
+        return 0 if not pieces else None
+    tray = trays[tray_index]
+    mask = 0
+    for piece in set(pieces):
+        slots = [j for j, p in enumerate(tray) if p == piece]
+        need = pieces.count(piece)
+        if need > len(slots):
+            return None
+        for j in slots[len(slots) - need:]:
+            mask |= 1 << j
+    return mask
+
+
 def fits_compiled(level: Level) -> bool:
     """Whether the compiled search's transposition key holds the level (tray index < 2^16,
     tokens < 2^8)."""
@@ -474,15 +520,21 @@ def fits_compiled(level: Level) -> bool:
 
 def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 10**12,
                 target: int | None = None, hint: list[Move] | None = None,
-                compiled: bool = True) -> CampaignAnswer:
+                compiled: bool = True, start: State | None = None, start_points: int = 0,
+                seed: tuple[int, list[Move]] | None = None) -> CampaignAnswer:
     """The level's answer within ``time_limit`` seconds (and ``node_limit`` nodes, which the
     generator sets for answers that do not depend on the machine). Levels run the compiled
     twin of ``CampaignSearch`` (``solver.campaign_jit``), which spends rotate and remove
     tokens too; levels with a reserve and tokens that redeal from it run ``CampaignSearch``,
     handing it every subtree where no token is worth spending. ``compiled=False`` runs the
-    readable reference alone."""
-    search = CampaignSearch(level, time_limit, node_limit)
-    if compiled and not level.redeals and fits_compiled(level):
+    readable reference alone. ``start`` and ``start_points``: a part-played level's state and
+    points (``solver.continuation``), whose answer is the rest of the game; ``seed``, the final
+    score and moves of a known rest (checked by the caller), starts its branch-and-bound as
+    ``hint`` does the level's."""
+    search = CampaignSearch(level, time_limit, node_limit, start=start, start_points=start_points)
+    if seed is not None:
+        search._best, search._best_line = seed[0], list(seed[1])
+    if compiled and not level.redeals and fits_compiled(level) and search.fits_compiled_start():
         return search.run_compiled(target, hint)
     if compiled:
         search.with_compiled_subtrees()

@@ -144,6 +144,7 @@ import numpy as np
 
 from . import watch
 from .board_jit import _anchors, _borrowing, _low_bit, _near, _settle, _zones_through
+from .campaign import slots_of
 from .campaign_bound_jit import _bound
 from .campaign_pending_jit import _pending_after, _pending_alive
 from .campaign_pumpkins_jit import _PARTNER_CHOICES, _pumpkin_partners, _pumpkin_ways, _pumpkins_reachable
@@ -880,20 +881,8 @@ class CompiledSearch:
         return [self._entry_state(i) + (int(tt[i, 6]), int(tt[i, 7]) - _U_OFF) for i in np.flatnonzero(keep)]
 
     def left_mask(self, tray_index: int, pieces: tuple[str, ...]) -> int | None:
-        """The unplaced slots of tray ``tray_index`` holding ``pieces`` (of a repeated piece, the
-        last slots, as this search leaves them); None if the pieces are not all that tray's."""
-        if tray_index >= len(self.trays):
-            return 0 if not pieces else None
-        tray = self.trays[tray_index]
-        mask = 0
-        for piece in set(pieces):
-            slots = [j for j, p in enumerate(tray) if p == piece]
-            need = pieces.count(piece)
-            if need > len(slots):
-                return None
-            for j in slots[len(slots) - need:]:
-                mask |= 1 << j
-        return mask
+        """The unplaced slots of tray ``tray_index`` holding ``pieces`` (``campaign.slots_of``)."""
+        return slots_of(self.trays, tray_index, pieces)
 
     def run(self, filled: int, pumpkins: int, tray_index: int, left: int, run: int, turn_cleared: bool,
             prev_turn_cleared: bool, points: int, placed: int, tokens: int, deadline: float,
@@ -975,11 +964,16 @@ def warm_up() -> None:
 
 
 def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
-           target: int | None, **options) -> tuple[int, int | None, int, list[Move] | None]:
+           target: int | None, start: tuple | None = None, **options
+           ) -> tuple[int, int | None, int, list[Move] | None]:
     """Run the compiled search on a level with no reserve to redeal from (its tokens, if any,
     rotate and remove): (status, best final score or None, nodes, best line or None).
     ``options`` go to ``CompiledSearch`` (``final_rule``, ``bound_every``, ``margin``, ``dead_rule``,
     ``value_rule``: for the tests).
+
+    ``start``, for a level part played (``solver.continuation``): ``(tray index, unplaced slots,
+    run, turn cleared, previous turn cleared, points, placements, tokens)`` on the level's board,
+    which is then the board of that moment; the line is the rest of the game from there.
 
     The best line is None when nothing beat ``best0`` (the caller's hint holds it); it spends
     no token after its last placement (``removals_before_last_placement``).
@@ -987,9 +981,11 @@ def search(level: Level, time_limit: float, node_limit: int, best0: int | None,
     warm_up()
     board = level.board
     deadline = time.perf_counter() + time_limit if math.isfinite(time_limit) else 1e300
-    left = (1 << len(level.trays[0])) - 1 if level.trays else 0
+    if start is None:
+        left = (1 << len(level.trays[0])) - 1 if level.trays else 0
+        start = (0, left, 0, False, False, 0, 0, level.tokens)
     status, best, nodes, line = CompiledSearch(level, spend=True, **options).run(
-        board.filled, board.pumpkins, 0, left, 0, False, False, 0, 0, level.tokens, deadline, node_limit, best0, target)
+        board.filled, board.pumpkins, *start, deadline, node_limit, best0, target)
     return status, best, nodes, None if line is None else removals_before_last_placement(line)
 
 

@@ -452,11 +452,10 @@ def removals_before_last_placement(moves: list[Move]) -> list[Move]:
     return moves[:last] + tail + [moves[last]]
 
 
-def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -> Replay:
-    """Replay ``moves`` through the engine and judge them against the level's goals and limit.
-
-    With ``ignore_score`` the score goal is not judged (as for ``best.score``).
-    """
+def play_moves(level: Level, moves: list[Move]) -> Replay:
+    """Play ``moves`` through the engine from the level's start, the goals not judged: ``ok``
+    and no ``problem`` when every move is legal within the limit (``game`` is then the game
+    after them), else the first move refused and why (``game`` as it was before that move)."""
     game = level.new_game()
     placed = 0
     for i, move in enumerate(moves):
@@ -472,6 +471,18 @@ def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -
             made = placed - isinstance(move, Placement)
             return Replay(False, game.final_score, made, f"move {i}: illegal: {level.move_error(moves, i, game, err)}",
                           game)
+    return Replay(True, game.final_score, placed, "", game)
+
+
+def play_solution(level: Level, moves: list[Move], ignore_score: bool = False) -> Replay:
+    """Replay ``moves`` through the engine and judge them against the level's goals and limit.
+
+    With ``ignore_score`` the score goal is not judged (as for ``best.score``).
+    """
+    played = play_moves(level, moves)
+    if played.problem:
+        return played
+    game, placed = played.game, played.placements
     if not level.goals_met(game, ignore_score=ignore_score):
         unmet = [g for g in level.goals if not _goal_holds(level, g, game, ignore_score)]
         return Replay(False, game.final_score, placed, f"goals not met at the end: {json.dumps(unmet)}", game)

@@ -36,12 +36,19 @@ def reference_check(level: dict) -> tuple[bool, str, int]:
     return not why, why, score
 
 
-def reference_best(level: dict) -> int | None:
+def reference_best(level: dict, after: list[dict] = ()) -> int | None:
     """``best.score`` by brute force over every legal move sequence (placements, and the tokens
     the variant has: rotate, remove, and the redeals that draw from the reserve): the highest
     score at the end of any sequence of at most ``limit`` placements that meets every goal but
-    the score, or None. States are memoised on everything the rest of a line depends on."""
+    the score, or None. States are memoised on everything the rest of a line depends on.
+
+    ``after``: only the sequences that start with these moves (each legal, or ``ValueError``)."""
     memo: dict[tuple, int | None] = {}
+    start = _Play(level)
+    for i, move in enumerate(after):
+        why = start.move(move)
+        if why or start.placed > start.limit:
+            raise ValueError(f"after[{i}]: {why or 'past the limit'}")
 
     def best_from(play: _Play) -> int | None:
         """The most points still to come from this state (unspent tokens' bonus included) on a
@@ -61,7 +68,27 @@ def reference_best(level: dict) -> int | None:
         memo[key] = best
         return best
 
-    return best_from(_Play(level))
+    rest = best_from(start)
+    return None if rest is None else start.game.score + rest
+
+
+def random_moves(level: dict, rng, count: int) -> list[dict]:
+    """Up to ``count`` legal moves drawn at random, one at a time, from those the brute force
+    would try (fewer where none is left): a placement three times in four where one is legal
+    (a board has far more tiles to remove than spots), else a token use; placements stop at
+    the limit."""
+    play = _Play(level)
+    moves: list[dict] = []
+    for _ in range(count):
+        legal = list(play.moves())
+        if not legal:
+            break
+        spots = [m for m in legal if "token" not in m]
+        tokens = [m for m in legal if "token" in m]
+        move = rng.choice(spots if spots and (not tokens or rng.random() < 0.75) else tokens)
+        assert not play.move(move)
+        moves.append(move)
+    return moves
 
 
 class _Play:

@@ -24,7 +24,8 @@ import export_fixtures as fx
 from cli.api import Api, load_packs
 from cli.main import app
 from cli.serve_cmd import make_server
-from solver.moves import Placement, TokenUse
+from solver.level import parse_level, play_solution
+from solver.moves import Placement, TokenUse, parse_moves
 from test_campaign import open_level_data, pumpkin_level
 from test_serve import raw_exchange
 
@@ -250,6 +251,26 @@ def test_solve(tmp_path):
     assert_shape(run("solve", pack, "--level", "none", "--json"), "`solve`")
 
 
+def test_solve_after(tmp_path):
+    """Proven optimal part way along the level's line, infeasible after a move that strands its
+    pumpkins, and cut short by the node limit on an open level."""
+    level = fx.halloween_level("after")
+    path = write(tmp_path, "after.json", level)
+    line = level["solution"]
+    on = run("solve", path, "--after", write(tmp_path, "on.json", line[:1]), "--json")
+    assert_shape(on, "`solve_after`")
+    assert on["proof"] == "optimal" and on["after"]["moves"] == 1
+    replay = play_solution(parse_level(level), parse_moves(line[:1] + on["solution"]))
+    assert replay.ok and replay.score == on["best_score"], replay.problem
+    none = run("solve", write(tmp_path, "none.json", INFEASIBLE), "--after", write(tmp_path, "empty.json", []), "--json")
+    assert_shape(none, "`solve_after`")
+    assert (none["solvable"], none["proof"], none["solution"]) == (False, "infeasible", None)
+    cut = run("solve", write(tmp_path, "open.json", open_level_data()), "--after", write(tmp_path, "empty.json", []),
+              "--node-limit", "5000", "--json")
+    assert_shape(cut, "`solve_after`")
+    assert cut["proof"] == "bound" and cut["after"] == {"moves": 0, "placed": 0, "score": 0, "tokens": 0}
+
+
 @pytest.mark.parametrize("count", [2, 4], ids=["all-kept", "some-rejected"])
 def test_generate(tmp_path, count):
     """The summary is the written pack's: its id, levels, grades and limits; the pack's bytes are
@@ -464,6 +485,29 @@ def test_serve_answers(served):
     for method, status in (("HEAD", 200), ("OPTIONS", 204)):
         got, body, response = exchange(served, method, "/levels/contract")
         assert (got, body) == (status, None) and (method == "HEAD") == bool(response.getheader("Content-Type"))
+
+
+def test_serve_level_hint(served):
+    """On the stored line (its rest, and the next move of it), and at its end (nothing left)."""
+    s1 = next(lv for lv in fx.pack()["levels"] if lv["id"] == "s1")
+    line = s1["solution"]
+    status, hint, _ = exchange(served, "POST", "/levels/fixture-pack/s1/hint", json.dumps({"moves": line[:1]}).encode())
+    assert status == 200, hint
+    assert_shape(hint, "`level_hint`")
+    assert (hint["pack"], hint["level"], hint["solvable"]) == ("fixture-pack", "s1", True)  # (a bound: 10^6 nodes)
+    replay = play_solution(parse_level(s1), parse_moves(line[:1] + hint["solution"]))
+    assert replay.ok and replay.score == hint["best_score"], replay.problem
+    assert hint["next"] == next_step_json(hint["solution"]) and hint["next"]
+    status, done, _ = exchange(served, "POST", "/levels/fixture-pack/s1/hint", json.dumps({"moves": line}).encode())
+    assert status == 200 and done["solution"] == [] and done["next"] == [], done
+    assert_shape(done, "`level_hint`")
+
+
+def next_step_json(rest: list[dict]) -> list[dict]:
+    for i, move in enumerate(rest):
+        if "token" not in move:
+            return rest[:i + 1]
+    return rest
 
 
 def test_serve_hint_is_a_tray_answer(served):
