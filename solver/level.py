@@ -150,6 +150,10 @@ def validate_schema(data: Any, name: str, where: str) -> None:
     if errors:
         err = errors[0]
         message = err.message
+        path = list(err.absolute_path)
+        if err.validator == "required" and isinstance(err.instance, dict):  # named as the field it is
+            missing = [key for key in err.validator_value if key not in err.instance]
+            raise FormatError(f"{where}: field {_where(path + missing[:1])}: missing")
         if err.validator == "const":  # jsonschema says "True was expected", in Python's spelling
             message = f"expected {json.dumps(err.validator_value)}, got {clipped(json.dumps(err.instance))}"
         elif err.validator == "oneOf":  # a goal: one of the goals' fields, with any others (kept)
@@ -160,7 +164,7 @@ def validate_schema(data: Any, name: str, where: str) -> None:
             message = f"expected one line of text (no line break or tab), got {clipped(json.dumps(err.instance))}"
         else:  # jsonschema writes the values in Python's spelling: None, True, ['a'], {'k': 1}
             message = _json_spelled(message, err.instance, err.validator_value)
-        raise FormatError(f"{where}: field {_where(err.absolute_path)}: {clipped(message, 240)}")
+        raise FormatError(f"{where}: field {_where(path)}: {clipped(message, 240)}")
 
 
 @dataclass

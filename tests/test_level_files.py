@@ -145,8 +145,14 @@ def test_an_integer_as_a_float_fails_the_quick_check_as_it_fails_loading(path):
 def test_loading_names_a_missing_required_field(field):
     data = copy.deepcopy(LEVEL)
     del data[field]
-    with pytest.raises(FormatError, match=repr(field)):
+    with pytest.raises(FormatError, match=f"^level: field {field}: missing$"):
         parse_level(data)
+    if field == "format":
+        return  # (a pack's levels may leave it out)
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [LEVEL, data]}
+    with pytest.raises(FormatError, match=rf"^pack: levels\[1\]: field {field}: missing$"):
+        parse_pack(pack)
 
 
 def test_unknown_fields_survive_load_and_save():
