@@ -23,7 +23,7 @@ from solver.board import parse_board
 from solver.deals import TRAY_SIZE
 from solver.errors import MESSAGE_MOST, FormatError, TenfoldError, clipped
 from solver.jsontext import json_kind, load_json
-from solver.continuation import next_step, solve_after, spelled_rest
+from solver.continuation import next_step, position_after, solve_position, spelled_rest
 from solver.level import PACK_FORMAT, Level, Pack, parse_pack, play_solution
 from solver.moves import Move, parse_moves
 from solver.pieces import canonical_ids
@@ -89,6 +89,9 @@ ROUTES = ("GET /health, GET /levels, GET /levels/{pack}, GET /levels/{pack}/{lev
 # same answer on every machine. bench/continuation.py (2026-12-05, loop 34 ms): a median of 1-86 ms,
 # p99 0.5-0.6 s, at most 1.2 s; four times as many proved 2-3 more positions of 60 at 3-4x the p99
 LEVEL_HINT_NODES = 250_000
+# where tokens left may redeal from the level's reserve, the readable search answers, at about 57 k
+# nodes a second: the audit's 5-tray levels with a reserve took 4.4-4.8 s at 250,000 nodes
+LEVEL_HINT_NODES_READABLE = 25_000
 
 
 def _json_body(body: bytes, like: str) -> dict[str, Any]:
@@ -142,7 +145,8 @@ def parse_level_hint_request(body: bytes) -> list[Move]:
     """The moves played so far of a POST /levels/{pack}/{level}/hint body, or ``BadRequest``."""
     data = _json_body(body, '{"moves": [...]}')
     if "moves" not in data:
-        raise BadRequest("field moves: missing (the moves played so far, a list as a level's solution; [] at the start)")
+        raise BadRequest("field moves: missing (the moves played so far, a list as a level's solution; "
+                         "[] at the start)")
     try:
         return parse_moves(data["moves"], "field moves")
     except TenfoldError as err:
@@ -151,16 +155,22 @@ def parse_level_hint_request(body: bytes) -> list[Move]:
 
 def answer_level_hint(pack: Pack, level: Level, moves: list[Move]) -> dict[str, Any]:
     """The rest of the game from where ``moves`` leave the level (``tenfold solve --after``,
-    within ``LEVEL_HINT_NODES``), and its next step: the tokens and placement to play now."""
+    within ``LEVEL_HINT_NODES``, or ``LEVEL_HINT_NODES_READABLE`` where the readable search
+    answers), and its next step: the tokens and placement to play now."""
     try:
-        position, answer = solve_after(level, moves, time_limit=math.inf, node_limit=LEVEL_HINT_NODES,
-                                       hint=level.solution)
+        position = position_after(level, moves, "field moves")
     except TenfoldError as err:
-        raise BadRequest(str(err).replace("--after: ", "field moves: ", 1)) from None
+        raise BadRequest(str(err)) from None
+    nodes = LEVEL_HINT_NODES if position.compiled else LEVEL_HINT_NODES_READABLE
+    position, answer = solve_position(level, position, time_limit=math.inf, node_limit=nodes, hint=level.solution)
     rest = None if answer.solution is None else spelled_rest(level, position, answer.solution)
-    step = None if answer.solution is None else spelled_rest(level, position, next_step(answer.solution))
+    best = None if answer.best_line is None else spelled_rest(level, position, answer.best_line)
+    # what to play now: toward every goal where a line is known to win, else toward the best found
+    # (every goal but the score met), so that a player in trouble still gets a move
+    toward = answer.solution if answer.solution is not None else answer.best_line
+    step = None if toward is None else spelled_rest(level, position, next_step(toward))
     return {"pack": pack.id, "level": level.id, "after": position.to_json(), **answer.to_json(),
-            "solution": rest, "next": step}
+            "solution": rest, "best_line": best, "next": step}
 
 
 def answer_hint(question: dict[str, Any]) -> dict[str, Any]:
@@ -233,8 +243,10 @@ class Api:
         parts = [unquote(p) for p in path.split("/") if p]
         if parts == ["hint"] or (len(parts) == 4 and parts[0] == "levels" and parts[3] == "hint"):
             allowed = "POST"
-        elif (parts and parts[0] == "levels" and len(parts) <= 4) or parts in ([], ["health"]):
+        elif parts in ([], ["health"]) or (parts[0] == "levels" and (len(parts) < 4 or parts[3] == "solution")):
             allowed = "GET"
+        elif len(parts) == 4 and parts[0] == "levels":  # no such route, whatever the method
+            return error(404, f"no such route: {clipped(path)} (did you mean /solution, or POST /hint?)")
         else:
             return error(404, f"no such route: {clipped(path)} (routes: {ROUTES})")
         allow = f"{allowed}, HEAD, OPTIONS" if allowed == "GET" else f"{allowed}, OPTIONS"
@@ -265,9 +277,6 @@ class Api:
             return Response(200, level.to_json())
         if ids[2] == "hint":
             return Response(200, answer_level_hint(pack, level, parse_level_hint_request(body)))
-        if ids[2] != "solution":
-            return error(404, f"no such route: /levels/{pack.id}/{level.id}/{ids[2]} "
-                              "(did you mean /solution, or POST /hint?)")
         if level.solution is None:
             return error(404, f"level {level.id!r} of pack {pack.id!r} has no solution")
         replay = play_solution(level, level.solution)

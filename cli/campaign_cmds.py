@@ -122,7 +122,8 @@ def _solve_after(levels: list[Level], single: bool, after: str, method: str, tim
     if not single:
         raise RulesError(f"--after: the moves of one level; this pack holds {len(levels)}: give --level ID")
     if method != "search":
-        raise RulesError(f"--after: the rest of a part-played level is solved by --method search, got --method {method}")
+        raise RulesError("--after: the rest of a part-played level is solved by --method search, "
+                         f"got --method {method}")
     lv = levels[0]
     moves = parse_moves(read_json_arg(after, "--after"), "--after")
     nodes = {} if node_limit is None else {"node_limit": node_limit}

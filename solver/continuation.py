@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .campaign import CampaignAnswer, State, solve_level
+from .campaign import CampaignAnswer, State, fits_compiled, slots_of, solve_level
 from .engine import Game
 from .errors import RulesError
 from .level import Level, play_moves, play_solution
@@ -35,6 +35,15 @@ class Position:
     @property
     def placed(self) -> int:
         return self.state.placed
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled search answers from here (``solve_level``'s choice): not where
+        tokens left may redeal from the reserve, or where one did (its tray is no tray of the
+        level's), which the readable search, some ten times slower a node, answers."""
+        level, s = self.level, self.state
+        return not level.redeals and fits_compiled(level) and slots_of(
+            [tuple(sorted(t)) for t in level.trays], s.tray_index, s.tray) is not None
 
     def to_json(self) -> dict[str, Any]:
         """What the answer says of the moves it starts after (``docs/json.md``: ``after``)."""
@@ -69,7 +78,14 @@ def solve_after(level: Level, moves: list[Move], time_limit: float = 30.0, node_
     moves after ``moves`` (``solution``, ``best_line``) that reach it. ``hint``, a whole line
     from the level's start (its stored solution, say), starts the search with its rest when
     ``moves`` begin it and it plays legally to the goals but the score."""
-    position = position_after(level, moves)
+    return solve_position(level, position_after(level, moves), time_limit, node_limit, target, compiled, hint)
+
+
+def solve_position(level: Level, position: Position, time_limit: float = 30.0, node_limit: int = 10**12,
+                   target: int | None = None, compiled: bool = True,
+                   hint: list[Move] | None = None) -> tuple[Position, CampaignAnswer]:
+    """``solve_after`` from a position already made (``position_after(level, ...)``)."""
+    moves = position.moves
     seed = None
     if hint is not None and hint[:len(moves)] == moves:
         replay = play_solution(level, hint, ignore_score=True)

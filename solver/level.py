@@ -466,7 +466,8 @@ def play_moves(level: Level, moves: list[Move]) -> Replay:
         if isinstance(move, Placement):
             placed += 1
             if placed > level.limit:
-                why = (f"one more than the level's trays hold ({level.piece_count} pieces)"
+                why = (f"one more than the level's trays hold ({level.piece_count} "
+                       f"piece{'s' * (level.piece_count != 1)})"
                        if placed > level.piece_count else f"past the limit of {level.limit}")
                 return Replay(False, game.final_score, placed - 1, f"move {i}: placement {placed} is {why}", game)
         try:

@@ -40,6 +40,8 @@ class TokenUse:
     turns: int | None = None
     row: int | None = None
     col: int | None = None
+    # a rotate's or swap's piece as the input spelled it, where that is not its id (as Placement's)
+    written: str | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"token": self.token}
@@ -93,9 +95,12 @@ def parse_move(data: Any, where: str = "move") -> Move:
             raise FormatError(f"{where}: unknown token {json_value(kind)} "
                               f"(expected one of {', '.join(TOKEN_KINDS)})")
         if kind == "rotate":
-            return TokenUse(kind, piece=_piece_field(data, where), turns=_int_field(data, "turns", where, 1, 3))
+            piece = _piece_field(data, where)
+            return TokenUse(kind, piece=piece, turns=_int_field(data, "turns", where, 1, 3),
+                            written=data["piece"] if data["piece"] != piece else None)
         if kind == "swap":
-            return TokenUse(kind, piece=_piece_field(data, where))
+            piece = _piece_field(data, where)
+            return TokenUse(kind, piece=piece, written=data["piece"] if data["piece"] != piece else None)
         if kind == "remove":
             return TokenUse(kind, row=_int_field(data, "row", where), col=_int_field(data, "col", where))
         return TokenUse(kind)

@@ -9,8 +9,10 @@ move's piece in its tray by id finds it.
 
 The spelling is recovered by replaying the moves through the engine beside a
 copy of the tray in the caller's spelling, slot for slot (the engine acts on
-the first slot holding a piece, and deals in order). A turned piece is named
-by its turned id.
+the first slot holding a piece, and deals in order). A move that names its
+piece as one of the slots spells it (a player's ``2x1`` in a tray of ``#/#``
+and ``2x1``) acts on that slot, and the slots left keep their spellings; one
+named otherwise acts on the first. A turned piece is named by its turned id.
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ def _spelled_steps(game: Game, shadow: list[str], moves: list[Move], deals: Spel
         data = move.to_json()
         slot = game.tray.index(move.piece) if "piece" in data and move.piece in (game.tray or ()) else None
         if slot is not None:
+            # the engine acts on the first slot of the piece; a move spelled as a later slot is (a
+            # player's move names the slot it took), so that slot's spelling goes first
+            chosen = _chosen_slot(game.tray, shadow, move, slot)
+            shadow[slot], shadow[chosen] = shadow[chosen], shadow[slot]
             data["piece"] = shadow[slot]
         yield data, list(shadow)
         try:
@@ -91,6 +97,18 @@ def _spelled_steps(game: Game, shadow: list[str], moves: list[Move], deals: Spel
             shadow = deals.take()
         if not shadow and game.tray and deals is not None:
             shadow = deals.take()  # the next tray
+
+
+def _chosen_slot(tray: list[str], shadow: list[str], move: Move, first: int) -> int:
+    """The slot of ``move``'s piece whose spelling is the move's own (as written, else its id);
+    ``first`` (the engine's) when none is, or several slots hold the piece spelled alike."""
+    spelled = move.written or move.piece
+    if shadow[first] == spelled:
+        return first
+    for j in range(first + 1, len(tray)):
+        if tray[j] == move.piece and shadow[j] == spelled:
+            return j
+    return first
 
 
 def respell_tray(message: str, tray: list[str], spelled: list[str]) -> str:

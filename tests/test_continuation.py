@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from cli.main import app
 from level_reference import random_moves, reference_best, reference_check
 from random_boards import MODES, dress, random_goals
 from solver.campaign import PROOF_BOUND, PROOF_INFEASIBLE, PROOF_OPTIMAL, solve_level
-from solver.continuation import next_step, position_after, solve_after
+from solver.continuation import next_step, position_after, solve_after, spelled_rest
 from solver.deals import RandomDeals
 from solver.errors import RulesError
 from solver.level import Pack, parse_level, parse_level_or_pack, play_solution
@@ -83,12 +84,14 @@ def check_after(data: dict, moves: list[dict], compiled: bool = True) -> tuple:
     assert answer.best_score == expected, where
     assert answer.proof == (PROOF_INFEASIBLE if expected is None else PROOF_OPTIMAL), where
     assert answer.solvable == (expected is not None and expected >= goal), where
-    if answer.best_line is not None:  # the moves played, then the rest: to the best score
-        line = level.moves_json(parse_moves(moves) + answer.best_line)
+    # the moves played as the player wrote them, then the rest as tenfold writes it (what a client
+    # plays on): the best line to the best score, and the solution to every goal
+    if answer.best_line is not None:
+        line = moves + spelled_rest(level, position, answer.best_line)
         ok, why, score = reference_check({**data, "goals": data["goals"][:-1], "solution": line})
         assert ok and score == expected, f"{where}: best line {why}"
     if answer.solvable:
-        ok, why, _ = reference_check({**data, "solution": level.moves_json(parse_moves(moves) + answer.solution)})
+        ok, why, _ = reference_check({**data, "solution": moves + spelled_rest(level, position, answer.solution)})
         assert ok, f"{where}: solution {why}"
     else:
         assert answer.solution is None, where
@@ -181,6 +184,25 @@ def test_moves_the_level_refuses_are_named():
     short = parse_level({**level.to_json(), "limit": 2})
     with pytest.raises(RulesError, match="--after: move 2: placement 3 is past the limit of 2"):
         position_after(short, line[:3])
+
+
+def test_the_compiled_search_answers_where_it_can():
+    """A position runs the compiled search (the server's larger node budget) unless tokens left
+    may redeal from the reserve, or a redeal put a tray in hand that is no tray of the level's."""
+    plain = parse_level(roomy_level(0))
+    assert position_after(plain, []).compiled
+    seen = Counter()
+    for seed in range(40):
+        data = reserve_level(seed)
+        level = parse_level(data)
+        assert not position_after(level, []).compiled  # (one token, a reserve, a redeal to spend it on)
+        redeal = [m for m in _legal_moves(data) if m.get("token") in ("reroll", "refresh")]
+        if redeal:  # no token left: compiled where the reserve's pieces happen to be the tray's own
+            after = position_after(level, parse_moves(redeal[:1]))
+            own = not Counter(after.state.tray) - Counter(level.trays[after.state.tray_index])
+            assert after.state.tokens == 0 and after.compiled == own, (seed, after.state)
+            seen[own] += 1
+    assert seen[True] and seen[False], seen
 
 
 def test_next_step_is_the_tokens_and_the_first_placement():
@@ -288,8 +310,31 @@ def test_level_hint_off_the_stored_line_replays_to_its_claim():
             assert r.body["next"] == next_step_json(r.body["solution"])
             answered += 1
         else:
-            assert r.body["solution"] is None and r.body["next"] is None
+            assert r.body["solution"] is None
+        if expected is None:
+            assert r.body["best_line"] is None and r.body["next"] is None
+        else:  # the best line meets every goal but the score; next follows the winning rest, else it
+            ok, why, score = reference_check({**data, "goals": data["goals"][:-1],
+                                              "solution": moves + r.body["best_line"]})
+            assert ok and score == expected, (level.id, why)
+            assert r.body["next"] == next_step_json(r.body["solution"] or r.body["best_line"])
     assert answered >= 3
+
+
+def test_level_hint_points_toward_the_best_line_when_the_score_goal_is_out_of_reach():
+    """A level whose score goal no line reaches: not solvable, and the hint's next step is the
+    best line's (every other goal met), which replays to the proven best."""
+    api, pack = shipped_api()
+    for level in pack.levels[:6]:
+        data = {**level.to_json(), "goals": [g for g in level.goals if "score" not in g]
+                + [{"score": level.best["score"] + 1}]}
+        hard = parse_level(data)
+        api.packs[pack.id] = Pack(pack.id, pack.title, pack.generator, [hard])
+        r = api.handle("POST", f"/levels/{pack.id}/{hard.id}/hint", json.dumps({"moves": []}).encode())
+        assert (r.body["solvable"], r.body["solution"], r.body["best_score"]) == (False, None, level.best["score"])
+        replay = play_solution(hard, parse_moves(r.body["best_line"]), ignore_score=True)
+        assert replay.ok and replay.score == level.best["score"], replay.problem
+        assert r.body["next"] == next_step_json(r.body["best_line"]) and r.body["next"]
 
 
 def next_step_json(rest: list[dict]) -> list[dict]:
@@ -314,6 +359,9 @@ def test_level_hint_bad_requests_are_named(method, body, status, message):
     assert r.status == status and message in r.body["error"], r.body
     missing = api.handle("POST", f"/levels/{pack.id}/no-such-level/hint", b'{"moves": []}')
     assert missing.status == 404
+    for verb in ("GET", "POST"):  # a route that is none, whatever the method
+        r = api.handle(verb, f"/levels/{pack.id}/{level.id}/hints", b'{"moves": []}')
+        assert r.status == 404 and "did you mean /solution, or POST /hint?" in r.body["error"], r.body
 
 
 def flow_level(seed: int) -> dict:
@@ -370,3 +418,50 @@ def test_a_second_redeal_draws_where_the_first_left_the_reserve():
 def _legal_moves(data: dict) -> list[dict]:
     from level_reference import _Play
     return list(_Play(data).moves())
+
+
+TWINS = {"2x1": ("#/#", ".#/.#"), "1x2": ("##", "##/.."), "2x2": ("##/##",), "1x3": ("###",), "3x1": ("#/#/#",)}
+
+
+def twin_level(seed: int) -> dict:
+    """A roomy level whose trays hold a piece spelled two or three ways (``2x1``, ``#/#``,
+    ``.#/.#``): a move names the slot it takes by its spelling, and the rest must name the
+    slots left."""
+    data = roomy_level(seed)
+    rng = random.Random(f"twin-{seed}")
+    trays = []
+    for _ in range(2):
+        piece = rng.choice(sorted(TWINS))
+        spellings = [piece, *TWINS[piece]]
+        tray = rng.sample(spellings, min(len(spellings), rng.choice((2, 3))))
+        trays.append(tray + [rng.choice(("1x1", "L3-nw", "2x2"))][:3 - len(tray)])
+    return {**data, "id": f"w{seed}", "trays": trays, "tokens": 0, "limit": 4}
+
+
+def test_the_rest_names_the_slots_the_moves_left():
+    """The moves taken name the slot they took by its spelling, and the brute force's tray (the
+    level's spellings, each its own piece) holds exactly what the rest names."""
+    twice = 0
+    for seed in range(150):
+        data = twin_level(seed)
+        rng = random.Random(f"twin-moves-{seed}")
+        moves = random_moves(data, rng, rng.randint(2, 3))  # (one or two placements left)
+        check_after(data, moves)
+        twice += any(m["piece"] != parse_moves([m])[0].piece for m in moves)
+    assert twice >= 40
+
+
+def test_a_move_spelled_as_a_later_slot_leaves_the_first():
+    """The audit's level: a tray of #/# and 2x1 (one shape); after 2x1 the rest places #/#, after
+    #/# it places 2x1, through the command and the server alike."""
+    data = {"format": "tenfold.level/1", "id": "sp", "variant": "halloween", "mode": "campaign",
+            "board": ["." * 10] * 10, "trays": [["#/#", "2x1"]], "goals": [{"place_all": True}]}
+    level = parse_level(data)
+    api = Api({"p": Pack("p", "t", {}, [level])})
+    for taken, left in (("2x1", "#/#"), ("#/#", "2x1")):
+        moves = [{"piece": taken, "row": 0, "col": 0}]
+        position, answer = solve_after(level, parse_moves(moves))
+        rest = spelled_rest(level, position, answer.solution)
+        assert [m["piece"] for m in rest] == [left], (taken, rest)
+        r = api.handle("POST", "/levels/p/sp/hint", json.dumps({"moves": moves}).encode())
+        assert [m["piece"] for m in r.body["next"]] == [left], r.body

@@ -307,8 +307,9 @@ def test_a_level_that_spells_its_own_pieces_is_written_back_as_spelled():
     assert level.trays == [["1x1", "1x1", "2x1"], ["T4-s"]] and level.reserve == ["2x1"]
     out = level.to_json()
     assert (out["trays"], out["reserve"]) == (data["trays"], data["reserve"])
-    # the two 1x1s: the first placement takes the first slot, spelled "#", the second "1x1"
-    assert [m["piece"] for m in out["solution"]] == ["#", "1x1", ".#/.#", "###/.#."]
+    # the two 1x1s: the first placement, named 1x1, takes the slot spelled so; the second the
+    # one left, spelled "#"
+    assert [m["piece"] for m in out["solution"]] == ["1x1", "#", ".#/.#", "###/.#."]
     assert play_solution(parse_level(out), parse_moves(out["solution"])).ok
 
 
@@ -335,26 +336,28 @@ def test_an_illegal_move_is_named_as_written(move, expected):
 
 def test_spelled_moves_follow_turns_and_redeals():
     """A turned piece is named by its turned id; a rerolled or swapped-in one as the reserve
-    spells it."""
+    spells it. A move naming the tray's piece as one of its slots spells it acts on that slot
+    (here 2x1, not #/#), and leaves the other."""
     arabic = {"format": "tenfold.level/1", "id": "a", "variant": "arabic", "mode": "standard",
               "board": ["." * 10] * 10, "trays": [["#/#", "2x1"]], "reserve": ["###", "#.#/###"],
               "goals": [{"score": 1}], "tokens": 3}
     moves = parse_moves([{"token": "rotate", "piece": "2x1", "turns": 1}, {"piece": "1x2", "row": 0, "col": 0},
                          {"token": "reroll"}, {"piece": "1x3", "row": 5, "col": 0}])
     assert parse_level(arabic).moves_json(moves) == [
-        {"token": "rotate", "piece": "#/#", "turns": 1}, {"piece": "1x2", "row": 0, "col": 0},
+        {"token": "rotate", "piece": "2x1", "turns": 1}, {"piece": "1x2", "row": 0, "col": 0},
         {"token": "reroll"}, {"piece": "###", "row": 5, "col": 0}]
     sudoku = {**arabic, "variant": "sudoku", "mode": "classic"}
     moves = parse_moves([{"token": "swap", "piece": "2x1"}, {"piece": "1x3", "row": 0, "col": 0},
                          {"piece": "2x1", "row": 5, "col": 0}])
     assert parse_level(sudoku).moves_json(moves) == [
-        {"token": "swap", "piece": "#/#"}, {"piece": "###", "row": 0, "col": 0},
-        {"piece": "2x1", "row": 5, "col": 0}]
+        {"token": "swap", "piece": "2x1"}, {"piece": "###", "row": 0, "col": 0},
+        {"piece": "#/#", "row": 5, "col": 0}]
 
 
 @pytest.mark.parametrize("moves, tray", [
     ([], "#/#, 2x1"),
-    ([{"token": "rotate", "piece": "2x1", "turns": 1}], "1x2, 2x1"),  # turned: its turned id
+    ([{"token": "rotate", "piece": "2x1", "turns": 1}], "1x2, #/#"),  # turned: its turned id (the 2x1 slot)
+    ([{"token": "rotate", "piece": "#/#", "turns": 1}], "1x2, 2x1"),
     ([{"token": "rotate", "piece": "2x1", "turns": 1}, {"piece": "1x2", "row": 0, "col": 0}, {"token": "reroll"}],
      "###"),  # rerolled: as the reserve spells it
 ])
