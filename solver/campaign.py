@@ -167,24 +167,14 @@ class CampaignSearch:
         """The admissible upper bound on the level's best score, before any search."""
         return self._upper_bound(self._start(), self.start_points)
 
-    def _start_slots(self) -> int | None:
-        """The compiled search's unplaced slots of the start's tray (``slots_of``); None when a
-        rotate or redeal put pieces in it that are not its tray's."""
-        s = self._start()
-        return slots_of(self.trays, s.tray_index, s.tray)
-
-    def fits_compiled_start(self) -> bool:
-        """Whether the compiled search can start where this one does."""
-        return self.start is None or self._start_slots() is not None
-
     def _compiled_start(self) -> tuple | None:
         """The start for ``campaign_jit.search``: None for the level's own; for a part-played
-        level, the state's fields (``fits_compiled_start`` must hold)."""
+        level, the state's fields (``runs_compiled`` must hold)."""
         s = self.start
         if s is None:
             return None
-        return (s.tray_index, self._start_slots(), s.run, s.turn_cleared, s.prev_turn_cleared, self.start_points,
-                s.placed, s.tokens)
+        return (s.tray_index, slots_of(self.trays, s.tray_index, s.tray), s.run, s.turn_cleared,
+                s.prev_turn_cleared, self.start_points, s.placed, s.tokens)
 
     def _ends_line(self, s: State) -> bool:
         """The next placement is the line's last: the limit, or the last tray's last piece."""
@@ -512,6 +502,16 @@ def slots_of(trays: list[tuple[str, ...]], tray_index: int, pieces: tuple[str, .
     return mask
 
 
+def runs_compiled(level: Level, start: State | None = None) -> bool:
+    """Whether ``solve_level`` answers with the compiled search alone: not where tokens may redeal
+    from the level's reserve, nor from a ``start`` whose tray a rotate or redeal filled with pieces
+    that are not its tray's (the readable search answers those, handing it subtrees)."""
+    if level.redeals or not fits_compiled(level):
+        return False
+    return start is None or slots_of([tuple(sorted(t)) for t in level.trays], start.tray_index,
+                                     start.tray) is not None
+
+
 def fits_compiled(level: Level) -> bool:
     """Whether the compiled search's transposition key holds the level (tray index < 2^16,
     tokens < 2^8)."""
@@ -534,7 +534,7 @@ def solve_level(level: Level, time_limit: float = 30.0, node_limit: int = 10**12
     search = CampaignSearch(level, time_limit, node_limit, start=start, start_points=start_points)
     if seed is not None:
         search._best, search._best_line = seed[0], list(seed[1])
-    if compiled and not level.redeals and fits_compiled(level) and search.fits_compiled_start():
+    if compiled and runs_compiled(level, start):
         return search.run_compiled(target, hint)
     if compiled:
         search.with_compiled_subtrees()

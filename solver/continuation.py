@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .campaign import CampaignAnswer, State, fits_compiled, slots_of, solve_level
+from .campaign import CampaignAnswer, State, runs_compiled, solve_level
 from .engine import Game
 from .errors import RulesError
 from .level import Level, play_moves, play_solution
@@ -38,12 +38,10 @@ class Position:
 
     @property
     def compiled(self) -> bool:
-        """Whether the compiled search answers from here (``solve_level``'s choice): not where
-        tokens left may redeal from the reserve, or where one did (its tray is no tray of the
-        level's), which the readable search, some ten times slower a node, answers."""
-        level, s = self.level, self.state
-        return not level.redeals and fits_compiled(level) and slots_of(
-            [tuple(sorted(t)) for t in level.trays], s.tray_index, s.tray) is not None
+        """Whether the compiled search answers from here (``campaign.runs_compiled``); the
+        readable one, some ten times slower a node, answers where tokens left may redeal from
+        the reserve, or one did."""
+        return runs_compiled(self.level, self.state)
 
     def to_json(self) -> dict[str, Any]:
         """What the answer says of the moves it starts after (``docs/json.md``: ``after``)."""
