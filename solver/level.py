@@ -143,6 +143,11 @@ def _passes_quickly(data: Any, name: str) -> bool:
     return not _integer_as_float(_integer_places_of(name), data)
 
 
+# a JSON Schema type as an error message says it
+_TYPE_WORDS = {"object": "an object", "array": "a list", "string": "a string", "integer": "an integer",
+               "number": "a number", "boolean": "true or false", "null": "null"}
+
+
 def validate_schema(data: Any, name: str, where: str) -> None:
     if _passes_quickly(data, name):
         return
@@ -154,7 +159,11 @@ def validate_schema(data: Any, name: str, where: str) -> None:
         if err.validator == "required" and isinstance(err.instance, dict):  # named as the field it is
             missing = [key for key in err.validator_value if key not in err.instance]
             raise FormatError(f"{where}: field {_where(path + missing[:1])}: missing")
-        if err.validator == "const":  # jsonschema says "True was expected", in Python's spelling
+        if err.validator == "type":  # jsonschema says "False is not of type 'array'"
+            types = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+            message = (f"expected {' or '.join(_TYPE_WORDS.get(t, t) for t in types)}, "
+                       f"got {json_value(err.instance)}")
+        elif err.validator == "const":  # jsonschema says "True was expected", in Python's spelling
             message = f"expected {json.dumps(err.validator_value)}, got {clipped(json.dumps(err.instance))}"
         elif err.validator == "oneOf":  # a goal: one of the goals' fields, with any others (kept)
             names = ", ".join(sub["required"][0] for sub in err.validator_value)

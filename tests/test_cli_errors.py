@@ -1020,7 +1020,9 @@ def test_messages_spell_values_as_json_does(tmp_path):
     assert_bad_input(runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals", deals]),
                      'expected a tray of 1 to 3 piece ids, got ["1x1", "1x1", "1x1", "1x1"]')
     for change, needle in [({"variant": None}, 'field variant: null is not one of ["halloween", "arabic", "sudoku"]'),
-                           ({"trays": False}, "field trays: false is not of type 'array'"),
+                           ({"trays": False}, "field trays: expected a list, got false"),
+                           ({"limit": "5"}, 'field limit: expected an integer, got "5"'),
+                           ({"best": [1]}, "field best: expected an object or null, got [1]"),
                            ({"goals": [{"score": 5, "pumpkins": True}]},
                             'field goals[0]: expected exactly one of the fields score, pumpkins, place_all (other '
                             'fields are kept), got {"score": 5, "pumpkins": true}')]:
