@@ -167,8 +167,8 @@ def answer_level_hint(pack: Pack, level: Level, moves: list[Move]) -> dict[str, 
     best = None if answer.best_line is None else spelled_rest(level, position, answer.best_line)
     # what to play now: toward every goal where a line is known to win, else toward the best found
     # (every goal but the score met), so that a player in trouble still gets a move
-    toward = answer.solution if answer.solution is not None else answer.best_line
-    step = None if toward is None else spelled_rest(level, position, next_step(toward))
+    toward, spelled = (answer.solution, rest) if rest is not None else (answer.best_line, best)
+    step = None if toward is None else spelled[:len(next_step(toward))]
     return {"pack": pack.id, "level": level.id, "after": position.to_json(), **answer.to_json(),
             "solution": rest, "best_line": best, "next": step}
 

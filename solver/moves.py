@@ -76,13 +76,15 @@ def _int_field(data: dict, key: str, where: str, lo: int | None = None, hi: int 
     return value
 
 
-def _piece_field(data: dict, where: str) -> str:
+def _piece_field(data: dict, where: str) -> tuple[str, str | None]:
+    """The move's piece id, and its spelling as written where that is not the id (else None)."""
     if "piece" not in data:
         raise FormatError(f"{where}: missing field 'piece'")
     try:
-        return get_piece(data["piece"]).id
+        piece = get_piece(data["piece"]).id
     except ValueError as err:
         raise FormatError(f"{where}: {err}") from None
+    return piece, (data["piece"] if data["piece"] != piece else None)
 
 
 def parse_move(data: Any, where: str = "move") -> Move:
@@ -95,17 +97,15 @@ def parse_move(data: Any, where: str = "move") -> Move:
             raise FormatError(f"{where}: unknown token {json_value(kind)} "
                               f"(expected one of {', '.join(TOKEN_KINDS)})")
         if kind == "rotate":
-            piece = _piece_field(data, where)
-            return TokenUse(kind, piece=piece, turns=_int_field(data, "turns", where, 1, 3),
-                            written=data["piece"] if data["piece"] != piece else None)
+            piece, written = _piece_field(data, where)
+            return TokenUse(kind, piece=piece, turns=_int_field(data, "turns", where, 1, 3), written=written)
         if kind == "swap":
-            piece = _piece_field(data, where)
-            return TokenUse(kind, piece=piece, written=data["piece"] if data["piece"] != piece else None)
+            piece, written = _piece_field(data, where)
+            return TokenUse(kind, piece=piece, written=written)
         if kind == "remove":
             return TokenUse(kind, row=_int_field(data, "row", where), col=_int_field(data, "col", where))
         return TokenUse(kind)
-    piece = _piece_field(data, where)
-    written = data["piece"] if data["piece"] != piece else None
+    piece, written = _piece_field(data, where)
     return Placement(piece, _int_field(data, "row", where), _int_field(data, "col", where), written)
 
 

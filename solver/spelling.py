@@ -100,8 +100,8 @@ def _spelled_steps(game: Game, shadow: list[str], moves: list[Move], deals: Spel
 
 
 def _chosen_slot(tray: list[str], shadow: list[str], move: Move, first: int) -> int:
-    """The slot of ``move``'s piece whose spelling is the move's own (as written, else its id);
-    ``first`` (the engine's) when none is, or several slots hold the piece spelled alike."""
+    """The first slot of ``move``'s piece whose spelling is the move's own (as written, else its
+    id); ``first`` (the engine's) when none is."""
     spelled = move.written or move.piece
     if shadow[first] == spelled:
         return first

@@ -27,6 +27,7 @@ from cli.serve_cmd import make_server
 from solver.level import parse_level, play_solution
 from solver.moves import Placement, TokenUse, parse_moves
 from test_campaign import open_level_data, pumpkin_level
+from test_continuation import next_step_json
 from test_serve import raw_exchange
 
 runner = CliRunner()
@@ -501,13 +502,6 @@ def test_serve_level_hint(served):
     status, done, _ = exchange(served, "POST", "/levels/fixture-pack/s1/hint", json.dumps({"moves": line}).encode())
     assert status == 200 and done["solution"] == [] and done["next"] == [], done
     assert_shape(done, "`level_hint`")
-
-
-def next_step_json(rest: list[dict]) -> list[dict]:
-    for i, move in enumerate(rest):
-        if "token" not in move:
-            return rest[:i + 1]
-    return rest
 
 
 def test_serve_hint_is_a_tray_answer(served):
