@@ -7,13 +7,14 @@ every route and every malformed request is testable directly. Bad input is a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from cli.answer_cache import AnswerCache
@@ -276,7 +277,11 @@ class Api:
         if len(ids) == 2:
             return Response(200, level.to_json())
         if ids[2] == "hint":
-            return Response(200, answer_level_hint(pack, level, parse_level_hint_request(body)))
+            moves = parse_level_hint_request(body)
+            question = {"pack": pack.id, "level": level.id, "level_json": self._level_digest(level),
+                        "nodes": [LEVEL_HINT_NODES, LEVEL_HINT_NODES_READABLE], "moves": [m.to_json() for m in moves]}
+            answer, how = self._answer_once(question, lambda: answer_level_hint(pack, level, moves))
+            return Response(200, answer, {"X-Tenfold-Cache": how})
         if level.solution is None:
             return error(404, f"level {level.id!r} of pack {pack.id!r} has no solution")
         replay = play_solution(level, level.solution)
@@ -297,12 +302,18 @@ class Api:
                                            question["streak"], question["tokens"], spelled)
             return Response(200, answer, {"X-Tenfold-Cache": cache})
 
+        return respond(*self._answer_once(question, lambda: answer_hint(question)))
+
+    def _answer_once(self, question: dict[str, Any], solve: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], str]:
+        """``solve()``, the answer to ``question`` (the cache's key), and where it came from: the
+        cache (hit), another request's solve of the same question under way (shared), or a solve
+        here (miss). A question asked again while it is being solved waits for that answer instead
+        of solving it once more (threads share one core's worth of Python: each would slow the
+        other)."""
         if self.cache is not None:
             cached = self.cache.get(question)
             if cached is not None:
-                return respond(cached, "hit")
-        # the same question asked again while it is being solved waits for that answer instead of
-        # solving it once more (threads share one core's worth of Python: each would slow the other)
+                return cached, "hit"
         key = AnswerCache.key(question)
         with self._in_flight_lock:
             flight = self._in_flight.get(key)
@@ -312,14 +323,21 @@ class Api:
         if not leader:
             flight.done.wait()
             if flight.answer is not None:
-                return respond(flight.answer, "shared")
-            return respond(answer_hint(question), "miss")  # the first solve failed: try again here
+                return flight.answer, "shared"
+            return solve(), "miss"  # the first solve failed: try again here
         try:
-            flight.answer = answer_hint(question)
+            flight.answer = solve()
             if self.cache is not None:
                 self.cache.put(question, flight.answer)
         finally:
             with self._in_flight_lock:
                 del self._in_flight[key]
             flight.done.set()
-        return respond(flight.answer, "miss")
+        return flight.answer, "miss"
+
+    @staticmethod
+    def _level_digest(level: Level) -> str:
+        """A hash of the level as served (its board, trays, goals and stored line): in a level
+        hint's cache key, so that another file's level of the same ids is never answered from it."""
+        text = json.dumps(level.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]

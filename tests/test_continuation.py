@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from cli.answer_cache import AnswerCache
 from cli.api import Api, LEVEL_HINT_NODES
 from cli.main import app
 from level_reference import random_moves, reference_best, reference_check
@@ -335,6 +336,35 @@ def test_level_hint_points_toward_the_best_line_when_the_score_goal_is_out_of_re
         replay = play_solution(hard, parse_moves(r.body["best_line"]), ignore_score=True)
         assert replay.ok and replay.score == level.best["score"], replay.problem
         assert r.body["next"] == next_step_json(r.body["best_line"]) and r.body["next"]
+
+
+def test_level_hint_is_cached_for_the_level_and_the_moves_as_served(tmp_path):
+    """A level hint asked again is a lookup (the same answer, X-Tenfold-Cache: hit), also for a
+    new server on the same cache file; other moves, or another level under the same pack and
+    level ids (a pack file changed between runs), are solved afresh."""
+    pack = shipped_pack("halloween-2026.json")
+    api = Api({pack.id: pack}, AnswerCache(tmp_path / "cache.sqlite3"))
+    rng = random.Random(11)
+    level = pack.levels[3]
+    moves = random_moves(level.to_json(), rng, 2)
+    url = f"/levels/{pack.id}/{level.id}/hint"
+    first = api.handle("POST", url, json.dumps({"moves": moves}).encode())
+    again = api.handle("POST", url, json.dumps({"moves": [dict(reversed(m.items())) for m in moves]}, indent=1).encode())
+    assert first.status == again.status == 200, first.body
+    assert (first.headers["X-Tenfold-Cache"], again.headers["X-Tenfold-Cache"]) == ("miss", "hit")
+    assert again.body == first.body == Api({pack.id: pack}).handle("POST", url, json.dumps({"moves": moves}).encode()).body
+    other = api.handle("POST", url, json.dumps({"moves": moves[:1]}).encode())
+    assert other.headers["X-Tenfold-Cache"] == "miss" and other.body["after"]["moves"] == 1
+    api.cache.close()
+    # a new server on the same file: the same level answers from it, a changed one does not
+    data = {**level.to_json(), "goals": [g for g in level.goals if "score" not in g] + [{"score": 10_000}]}
+    for served, expected in ((level, "hit"), (parse_level(data), "miss")):
+        fresh = Api({pack.id: Pack(pack.id, pack.title, pack.generator, [served])},
+                    AnswerCache(tmp_path / "cache.sqlite3"))
+        r = fresh.handle("POST", url, json.dumps({"moves": moves}).encode())
+        assert r.headers["X-Tenfold-Cache"] == expected, served.goals
+        assert (r.body == first.body) == (expected == "hit") and r.body["solvable"] == (expected == "hit")
+        fresh.cache.close()
 
 
 def next_step_json(rest: list[dict]) -> list[dict]:
