@@ -244,7 +244,7 @@ class Api:
         parts = [unquote(p) for p in path.split("/") if p]
         if parts == ["hint"] or (len(parts) == 4 and parts[0] == "levels" and parts[3] == "hint"):
             allowed = "POST"
-        elif parts in ([], ["health"]) or (parts[0] == "levels" and (len(parts) < 4 or parts[3] == "solution")):
+        elif parts in ([], ["health"]) or (parts[0] == "levels" and (len(parts) < 4 or parts[3:] == ["solution"])):
             allowed = "GET"
         elif len(parts) == 4 and parts[0] == "levels":  # no such route, whatever the method
             return error(404, f"no such route: {clipped(path)} (did you mean /solution, or POST /hint?)")
@@ -279,7 +279,9 @@ class Api:
         if ids[2] == "hint":
             moves = parse_level_hint_request(body)
             question = {"pack": pack.id, "level": level.id, "level_json": self._level_digest(level),
-                        "nodes": [LEVEL_HINT_NODES, LEVEL_HINT_NODES_READABLE], "moves": [m.to_json() for m in moves]}
+                        "nodes": [LEVEL_HINT_NODES, LEVEL_HINT_NODES_READABLE],
+                        # a move acts on the tray slot its spelling names, and the rest names the others so
+                        "moves": [{**m.to_json(), "written": m.written} for m in moves]}
             answer, how = self._answer_once(question, lambda: answer_level_hint(pack, level, moves))
             return Response(200, answer, {"X-Tenfold-Cache": how})
         if level.solution is None:

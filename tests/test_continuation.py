@@ -366,6 +366,16 @@ def test_level_hint_is_cached_for_the_level_and_the_moves_as_served(tmp_path):
         assert (r.body == first.body) == (expected == "hit") and r.body["solvable"] == (expected == "hit")
         fresh.cache.close()
 
+    # a move spelled as another slot of the tray acts on that slot: the rest names the other
+    spelled = parse_level({"format": "tenfold.level/1", "id": "dup", "variant": "halloween", "mode": "campaign",
+                           "board": ["." * 10] * 10, "trays": [["#/#", "2x1", "1x1"]], "goals": [{"score": 5}]})
+    api = Api({"p": Pack("p", "", pack.generator, [spelled])}, AnswerCache(tmp_path / "spelled.sqlite3"))
+    rests = {}
+    for first in ("#/#", "2x1", "#/#"):
+        r = api.handle("POST", "/levels/p/dup/hint", json.dumps({"moves": [{"piece": first, "row": 0, "col": 0}]}).encode())
+        rests.setdefault(first, []).append((r.headers["X-Tenfold-Cache"], [m["piece"] for m in r.body["solution"]]))
+    assert rests == {"#/#": [("miss", ["1x1", "2x1"]), ("hit", ["1x1", "2x1"])], "2x1": [("miss", ["1x1", "#/#"])]}
+    api.cache.close()
 
 def next_step_json(rest: list[dict]) -> list[dict]:
     for i, move in enumerate(rest):
@@ -392,6 +402,9 @@ def test_level_hint_bad_requests_are_named(method, body, status, message):
     for verb in ("GET", "POST"):  # a route that is none, whatever the method
         r = api.handle(verb, f"/levels/{pack.id}/{level.id}/hints", b'{"moves": []}')
         assert r.status == 404 and "did you mean /solution, or POST /hint?" in r.body["error"], r.body
+    for path in ("solution/extra", "solution/a/b", "hint/extra"):  # nothing lies past a route's end
+        r = api.handle("GET", f"/levels/{pack.id}/{level.id}/{path}")
+        assert r.status == 404 and "no such route" in r.body["error"], (path, r.body)
 
 
 def flow_level(seed: int) -> dict:
