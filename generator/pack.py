@@ -352,8 +352,9 @@ def _still_holds(kind: str, trays: int, result: Any) -> bool:
     (The proof itself is not redone: that is the work a resume saves.)"""
     if not isinstance(result, dict) or result.get("status") not in ("accepted", "rejected"):
         return False
-    if result["status"] == "rejected":
-        return True
+    if result["status"] == "rejected":  # as recipes._rejected writes it
+        return (set(result) == {"seed", "status", "reason", "nodes"} and isinstance(result["reason"], str)
+                and type(result["nodes"]) is int)
     try:
         built, _, _ = candidate_level(kind, trays, result["seed"])
         data = result["level"]

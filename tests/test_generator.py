@@ -422,7 +422,8 @@ def test_runs_stopped_before_their_first_result_resume_to_the_same_pack(base_pac
 def test_a_resumed_result_that_no_longer_holds_is_proven_anew(base_pack, tmp_path):
     """A reviewer edited an accepted line of the partial file (a stone row, best + 1000) and the
     resumed run packed it with exit 0. A resumed level must be the one its seed builds and its
-    solution must replay to its best; edited ones are proven again, so the pack is the same."""
+    solution must replay to its best, a rejection as the generator writes one; edited ones are
+    proven again, so the pack is the same."""
     from generator.pack import Interrupted
 
     out = tmp_path / "edited.json"
@@ -431,17 +432,20 @@ def test_a_resumed_result_that_no_longer_holds_is_proven_anew(base_pack, tmp_pat
         generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: len(partial.read_text().splitlines()) > 6)
     lines = [json.loads(line) for line in partial.read_text().splitlines()]
     accepted = [e for e in lines[1:] if e["result"]["status"] == "accepted"]
-    assert len(accepted) >= 3
+    assert len(accepted) >= 5
     accepted[0]["result"]["level"]["board"][0] = "SSSSSSSSSS"
     accepted[1]["result"]["best"] += 1000
     accepted[1]["result"]["level"]["best"]["score"] += 1000
     accepted[2]["result"]["level"]["solution"][0]["row"] += 1
+    # rejections without their reason (a KeyError once), or with one that is not text
+    accepted[3]["result"] = {"seed": accepted[3]["result"]["seed"], "status": "rejected"}
+    accepted[4]["result"] = {"seed": accepted[4]["result"]["seed"], "status": "rejected", "reason": [1], "nodes": 0}
     partial.write_text("".join(json.dumps(e) + "\n" for e in lines))
     report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
     assert json.dumps(report.pack, indent=1) == base_pack
     logged = Counter(json.loads(line)["index"] for line in partial.read_text().splitlines()[1:])
-    assert all(logged[e["index"]] == 2 for e in accepted[:3])  # those three were proven again
-    assert all(logged[e["index"]] == 1 for e in accepted[3:])  # the others were not
+    assert all(logged[e["index"]] == 2 for e in accepted[:5])  # those five were proven again
+    assert all(logged[e["index"]] == 1 for e in accepted[5:])  # the others were not
 
 
 def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp_path, monkeypatch):
