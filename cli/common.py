@@ -243,18 +243,22 @@ def refuse_file_in_path(path: Path) -> None:
             return
 
 
-def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes]]) -> None:
+def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes] | None]) -> None:
     """Write several files all or none, each given as its bytes or as a function that makes them
     (called as the file is written, so that many big files need not all be in memory at once;
-    an error it raises undoes the writing as any other does): each goes to a temporary file beside its place, and only
+    an error it raises undoes the writing as any other does), or as None for a file to remove
+    with them (where there is one): each goes to a temporary file beside its place, and only
     when every one is written are they renamed into place, each old file kept aside until all
     are; a failure on the way (a full disk, a file that may not be replaced) undoes the renames
     already done, restores the old files and removes the folders it created. A place that is a
     folder is refused before anything is written; a place that is a symbolic link is written
     through (the file it points to is replaced, the link kept). An error names the place, never
     a temporary file."""
+    # a file to remove is one where there is one (a link: the link itself); a folder is left be
+    removed = [Path(path) for path, data in files.items()
+               if data is None and (Path(path).is_symlink() or Path(path).is_file())]
     places = {Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path): data
-              for path, data in files.items()}
+              for path, data in files.items() if data is not None}
     for path in places:
         if path.is_dir():
             raise OSError(errno.EISDIR, "is a folder, not a file", str(path))
@@ -288,6 +292,11 @@ def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes]]) ->
                 if old:
                     os.replace(path, old)
                 os.replace(tmp, path)
+        for path in removed:  # set aside as a replaced file is, so that a failure puts it back
+            with _naming(path):
+                old = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp.old")
+                moved.append((path, old))
+                os.replace(path, old)
         done = True
     finally:
         if not done:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Callable, Optional
 
 import typer
 
 from cli.common import cli_errors, naming_option, out_path, read_json_arg, source_name, write_files_atomically
 from generator.export import FORMATS, export_plan
-from generator.render import PAGE_LEVELS, pack_pages
+from generator.render import PAGE_LEVELS, PAGE_NAME, pack_pages
 from solver.errors import FormatError
 from solver.level import Pack, parse_level_or_pack
 
@@ -74,11 +74,16 @@ def render(
         raise FormatError(f"{name}: field levels: pack {item.id!r} has no levels to render")
     if out.exists() and not out.is_dir():
         raise FormatError(f"--out: {out} is {_kind(out)}, expected a folder")
-    pages = {out / name: (lambda make=make: make().encode("utf-8")) for name, make in pack_pages(item).items()}
+    pages: dict[Path, Callable[[], bytes] | None] = {
+        out / name: (lambda make=make: make().encode("utf-8")) for name, make in pack_pages(item).items()}
+    # an earlier render's pages past this one's last go with the writing: they would link to these
+    stale = {page: None for page in (out.glob("page-*.html") if out.is_dir() else ())
+             if PAGE_NAME.fullmatch(page.name) and page not in pages}
     with naming_option("--out"):
-        write_files_atomically(pages)
-    typer.echo(f"wrote {out / 'index.html'}" + (f" and {len(pages) - 1} more pages ({PAGE_LEVELS} levels a page)"
-                                                  if len(pages) > 1 else ""))
+        write_files_atomically({**pages, **stale})
+    more = len(pages) - 1
+    typer.echo(f"wrote {out / 'index.html'}" + (f" and {more} more page{'s' if more > 1 else ''} "
+                                                  f"({PAGE_LEVELS} levels a page)" if more else ""))
 
 
 def _kind(path: Path) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -24,6 +25,7 @@ from .picture import COLOURS, CLEARED_FILL, PLACED_OUTLINE, board_scene, goals_t
 
 STEP_CELL = 24
 PAGE_LEVELS = 200
+PAGE_NAME = re.compile(r"page-[0-9]+\.html")  # the files of a pack's pages but its first (page_name)
 
 STYLE = f"""
 body {{ font-family: DejaVu Sans, Verdana, sans-serif; margin: 24px; color: #222; background: #faf9f6; }}

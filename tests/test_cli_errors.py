@@ -440,7 +440,7 @@ def test_an_export_that_runs_out_of_disk_names_the_file_and_leaves_nothing(tmp_p
 @pytest.mark.parametrize("after", [False, True], ids=["before-the-step", "after-the-step"])
 def test_a_ctrl_c_at_any_step_of_writing_files_leaves_them_as_they_were(tmp_path, monkeypatch, after):
     """A KeyboardInterrupt at every step of writing three files (a new folder; two old files to
-    replace), raised as the step begins or just after it is done: each time the old files are
+    replace) and removing a fourth, raised as the step begins or just after it is done: each time the old files are
     back with their contents and nothing else is left, no folder, no temporary file. A big-pack
     audit's Ctrl-C during export left the new folder with a temporary file, 3 times in 3 (the
     interrupt fell between making the file and noting it)."""
@@ -448,9 +448,10 @@ def test_a_ctrl_c_at_any_step_of_writing_files_leaves_them_as_they_were(tmp_path
 
     out = tmp_path / "out"
     out.mkdir()
-    for name in ("a.json", "c.json"):
+    for name in ("a.json", "c.json", "gone.json"):
         (out / name).write_text(f"old {name}")
-    files = {out / "a.json": b"new a", out / "new" / "b.json": b"new b", out / "c.json": b"new c"}
+    files = {out / "a.json": b"new a", out / "new" / "b.json": b"new b", out / "c.json": b"new c",
+             out / "gone.json": None, out / "never-was.json": None}
     def state():
         return {p: p.read_bytes() if p.is_file() else "folder" for p in out.rglob("*")}
 
@@ -482,8 +483,8 @@ def test_a_ctrl_c_at_any_step_of_writing_files_leaves_them_as_they_were(tmp_path
             assert state() == before, calls["at"]
             continue
         break
-    assert interrupted >= 9  # a folder, three files made, three modes, two set aside, three renamed
-    assert {p: p.read_bytes() for p in files} == files
+    assert interrupted >= 10  # a folder, three files made, three modes, three set aside, three renamed
+    assert {p: p.read_bytes() if p.exists() else None for p in files} == files
 
 
 def test_files_made_as_they_are_written_are_all_or_none(tmp_path):
