@@ -344,13 +344,13 @@ class Game:
             tray = self._need_tray(kind)
             piece = get_piece(move.piece).id
             if piece not in tray:
-                raise RulesError(f"rotate: piece {piece} is not in the tray (tray: {', '.join(tray)})")
+                raise RulesError(f"rotate: piece {move.named} is not in the tray (tray: {', '.join(tray)})")
             tray[tray.index(piece)] = rotate_cw(get_piece(piece), move.turns).id
         elif kind == "swap":
             tray = self._need_tray(kind)
             piece = get_piece(move.piece).id
             if piece not in tray:
-                raise RulesError(f"swap: piece {piece} is not in the tray (tray: {', '.join(tray)})")
+                raise RulesError(f"swap: piece {move.named} is not in the tray (tray: {', '.join(tray)})")
             tray[tray.index(piece)] = get_piece(self._need_deals(kind).next_piece()).id
         else:  # reroll (Arabic) and refresh (Sudoku): every piece still in the tray is replaced
             tray = self._need_tray(kind)

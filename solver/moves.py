@@ -22,11 +22,15 @@ class Placement:
 
     @property
     def named(self) -> str:
-        """The piece as a message names it: as written, with its id where they differ."""
-        return self.piece if self.written is None else f"{self.written} ({self.piece})"
+        return named(self.piece, self.written)
 
     def to_json(self) -> dict[str, Any]:
         return {"piece": self.piece, "row": self.row, "col": self.col}
+
+
+def named(piece: str | None, written: str | None) -> str:
+    """A move's piece as a message names it: as written, with its id where they differ."""
+    return str(piece) if written is None else f"{written} ({piece})"
 
 
 TOKEN_KINDS = ("rotate", "remove", "reroll", "swap", "refresh")
@@ -42,6 +46,10 @@ class TokenUse:
     col: int | None = None
     # a rotate's or swap's piece as the input spelled it, where that is not its id (as Placement's)
     written: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def named(self) -> str:
+        return named(self.piece, self.written)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"token": self.token}

@@ -334,6 +334,23 @@ def test_an_illegal_move_is_named_as_written(move, expected):
     assert not replay.ok and replay.problem == expected
 
 
+
+@pytest.mark.parametrize("variant, mode, move", [
+    ("arabic", "standard", {"token": "rotate", "piece": "##/##", "turns": 1}),
+    ("sudoku", "classic", {"token": "swap", "piece": "##/##"}),
+    ("sudoku", "classic", {"token": "swap", "piece": "2x2"}),
+])
+def test_a_token_move_is_named_as_written(variant, mode, move):
+    """As a placement is: a rotate or a swap of a piece not in the tray names it as the move
+    spells it, with its id (the audit: 'rotate: piece 2x2 is not in the tray' for ##/##)."""
+    data = {"format": "tenfold.level/1", "id": "t", "variant": variant, "mode": mode, "board": ["." * 10] * 10,
+            "trays": [[".#/.#", "1x1"]], "reserve": ["1x1"], "tokens": 3, "goals": [{"score": 1}],
+            "solution": [move]}
+    level = parse_level(data)
+    replay = play_solution(level, level.solution)
+    name = "2x2" if move["piece"] == "2x2" else "##/## (2x2)"
+    assert replay.problem == f"move 0: illegal: {move['token']}: piece {name} is not in the tray (tray: .#/.#, 1x1)"
+
 def test_spelled_moves_follow_turns_and_redeals():
     """A turned piece is named by its turned id; a rerolled or swapped-in one as the reserve
     spells it. A move naming the tray's piece as one of its slots spells it acts on that slot
