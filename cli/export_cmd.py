@@ -4,6 +4,7 @@ pack or a level)."""
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Callable, Optional
 
@@ -12,7 +13,7 @@ import typer
 from cli.common import cli_errors, naming_option, out_path, read_json_arg, source_name, write_files_atomically
 from generator.export import FORMATS, export_plan
 from generator.render import PAGE_LEVELS, PAGE_NAME, pack_pages
-from solver.errors import FormatError
+from solver.errors import FormatError, RulesError
 from solver.level import Pack, parse_level_or_pack
 
 PICTURES = ("svg", "png")  # the formats --solution draws into
@@ -41,10 +42,11 @@ def export(
                               "level into a folder: give the folder (or pass --level)")
     elif out.is_dir() or raw_out.endswith(("/", "\\")):
         raise FormatError(f"--out: {raw_out} is a folder; one level needs a file name")
-    files = export_plan(item, fmt, out, solution, level)
+    with naming_source(name):
+        files = export_plan(item, fmt, out, solution, level)
     if source != "-":
         refuse_overwriting(files, Path(source))
-    with naming_option("--out"):
+    with naming_option("--out"), naming_source(name):
         write_files_atomically(files)
     typer.echo(f"wrote {len(files)} file{'s' if len(files) != 1 else ''}: {', '.join(str(p) for p in files)}"
                if len(files) <= 4 else f"wrote {len(files)} files to {out}")
@@ -79,11 +81,21 @@ def render(
     # an earlier render's pages past this one's last go with the writing: they would link to these
     stale = {page: None for page in (out.glob("page-*.html") if out.is_dir() else ())
              if PAGE_NAME.fullmatch(page.name) and page not in pages}
-    with naming_option("--out"):
+    with naming_option("--out"), naming_source(name):
         write_files_atomically({**pages, **stale})
     more = len(pages) - 1
     typer.echo(f"wrote {out / 'index.html'}" + (f" and {more} more page{'s' if more > 1 else ''} "
                                                   f"({PAGE_LEVELS} levels a page)" if more else ""))
+
+
+@contextmanager
+def naming_source(name: str):
+    """A refused move of a level's stored solution, found as its file is made, names the file it
+    came from (as verify's one line per file does)."""
+    try:
+        yield
+    except RulesError as err:
+        raise RulesError(f"{name}: {err}") from None
 
 
 def _kind(path: Path) -> str:

@@ -239,7 +239,8 @@ def test_solution_strip_is_for_pictures_only(tmp_path, fmt):
 @pytest.mark.parametrize("fault", ["overlap", "not in the tray", "past the trays"])
 def test_a_stored_solution_the_rules_refuse_is_not_exported(tmp_path, fmt, fault):
     """A game client is never sent a solution that breaks the rules: every format refuses the pack,
-    naming the level and the move, and writes nothing (json, tmj and tmx carry the moves as they are)."""
+    naming the file, the level and the move as verify does, and writes nothing (json, tmj and tmx
+    carry the moves as they are)."""
     data = fx.pack()
     solution = data["levels"][1]["solution"]  # s1: the Sultan level
     bad = {"overlap": 1, "not in the tray": 2, "past the trays": len(solution)}[fault]
@@ -254,7 +255,7 @@ def test_a_stored_solution_the_rules_refuse_is_not_exported(tmp_path, fmt, fault
         out = tmp_path / ("one." + fmt if extra else "all")
         result = CliRunner().invoke(app, ["export", str(src), "--format", fmt, "--out", str(out), *extra])
         assert result.exit_code == 2, result.output
-        assert "s1" in result.output and f"solution[{bad}]" in result.output
+        assert result.output.startswith(f"error: {src}: level s1: solution: move {bad}: illegal: ")  # as verify
         assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
         assert not out.exists() and not (tmp_path / "tileset.png").exists()
     # the same pack, the level's solution fixed, exports

@@ -126,6 +126,21 @@ def test_render_takes_one_level_too(tmp_path):
     assert len(re.findall(r'<section class="level"', page)) == 1 and f'data-level="{level["id"]}"' in page
 
 
+
+def test_a_stored_solution_the_rules_refuse_is_not_rendered(tmp_path):
+    """A page never steps through a position the rules forbid: render refuses the pack in one
+    line naming the file, the level and the move as verify does, and writes nothing."""
+    data = fx.pack()
+    solution = data["levels"][1]["solution"]
+    solution[1] = {**solution[0]}  # the first move's spot, taken since
+    src = fx.write_json(tmp_path / "pack.json", data)
+    result = CliRunner().invoke(app, ["render", str(src), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert result.output.startswith(f"error: {src}: level s1: solution: move 1: illegal: piece "), result.output
+    verdict = CliRunner().invoke(app, ["verify", str(src)]).output
+    assert result.output.split("move 1: illegal: ")[1].strip() in verdict
+    assert not (tmp_path / "site").exists()
+
 def test_the_last_frame_shows_the_levels_score_with_its_tokens_bonus():
     """A Sultan solution that leaves a token: its frames count the token's bonus, as a level's
     score does at any moment (RULES.md 3), so the last one is the level's best (it was 100 short)."""
