@@ -120,7 +120,8 @@ def _solve_after(levels: list[Level], single: bool, after: str, method: str, tim
                  node_limit: int | None, json_out: bool) -> None:
     """``solve --after``: the answer from where the moves played so far leave the level."""
     if not single:
-        raise RulesError(f"--after: the moves of one level; this pack holds {len(levels)}: give --level ID")
+        held = f"{len(levels)} level{'s' * (len(levels) != 1)}"
+        raise RulesError(f"--after: the moves of one level; give --level ID (this pack holds {held})")
     if method != "search":
         raise RulesError("--after: the rest of a part-played level is solved by --method search, "
                          f"got --method {method}")

@@ -163,6 +163,11 @@ def validate_schema(data: Any, name: str, where: str) -> None:
             types = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
             message = (f"expected {' or '.join(_TYPE_WORDS.get(t, t) for t in types)}, "
                        f"got {json_value(err.instance)}")
+        elif err.validator in ("minItems", "maxItems") and isinstance(err.instance, list):  # "[...] is too long"
+            most, n = err.validator_value, len(err.instance)
+            got = f"{n}: {clipped(json.dumps(err.instance))}" if n else "none"
+            message = (f"expected {'at least' if err.validator == 'minItems' else 'at most'} {most} "
+                       f"item{'s' if most != 1 else ''}, got {got}")
         elif err.validator == "const":  # jsonschema says "True was expected", in Python's spelling
             message = f"expected {json.dumps(err.validator_value)}, got {clipped(json.dumps(err.instance))}"
         elif err.validator == "oneOf":  # a goal: one of the goals' fields, with any others (kept)

@@ -1024,6 +1024,8 @@ def test_messages_spell_values_as_json_does(tmp_path):
                            ({"trays": False}, "field trays: expected a list, got false"),
                            ({"limit": "5"}, 'field limit: expected an integer, got "5"'),
                            ({"best": [1]}, "field best: expected an object or null, got [1]"),
+                           ({"trays": [["1x1"] * 4]}, 'field trays[0]: expected at most 3 items, got 4: ["1x1", '),
+                           ({"trays": [[]]}, "field trays[0]: expected at least 1 item, got none"),
                            ({"goals": [{"score": 5, "pumpkins": True}]},
                             'field goals[0]: expected exactly one of the fields score, pumpkins, place_all (other '
                             'fields are kept), got {"score": 5, "pumpkins": true}')]:

@@ -261,8 +261,10 @@ def test_cli_solve_after_bad_input_is_one_line(tmp_path):
     level = shipped_levels()[0]
     path = write(tmp_path, "level.json", level.to_json())
     pack = str(LEVELS / "halloween-2026.json")
+    held = len(shipped_pack("halloween-2026.json").levels)
     cases = [
-        (["solve", pack, "--after", write(tmp_path, "m1.json", [])], "--after: the moves of one level; this pack"),
+        (["solve", pack, "--after", write(tmp_path, "m1.json", [])],
+         f"--after: the moves of one level; give --level ID (this pack holds {held} levels)"),
         (["solve", path, "--after", write(tmp_path, "m2.json", {"moves": []})], "--after: expected a list"),
         (["solve", path, "--after", write(tmp_path, "m3.json", [level.solution[0].to_json()] * 2)],
          "--after: move 1: illegal"),

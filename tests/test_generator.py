@@ -350,6 +350,8 @@ def test_a_pack_never_takes_an_option_whose_grade_is_not_settled():
     (["generate", "sultan", "--count", "1", "--seed", "1", "--trays", "0", "--out", "x.json"], "--trays: expected 1"),
     (["generate", "sultan", "--count", "1", "--seed", "1", "--workers", "0", "--out", "x.json"], "--workers"),
     (["generate", "sultan", "--count", "1", "--seed", "1", "--out", "."], "is a folder"),
+    # a trailing slash asks for a folder: refused before the run (it wrote a file named zz)
+    (["generate", "sultan", "--count", "1", "--seed", "1", "--out", "zz/"], "--out: zz/ is a folder"),
 ])
 def test_generate_rejects_bad_arguments(args, word, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -357,7 +359,7 @@ def test_generate_rejects_bad_arguments(args, word, tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert word in result.output
     assert "Traceback" not in result.output
-    assert not (tmp_path / "x.json").exists()
+    assert not (tmp_path / "x.json").exists() and not (tmp_path / "zz").exists()
 
 
 def test_trays_reached_counts_the_trays_a_line_of_the_limit_starts():
