@@ -178,6 +178,8 @@ def validate_schema(data: Any, name: str, where: str) -> None:
             message = f"expected one line of text (no line break or tab), got {clipped(json.dumps(err.instance))}"
         else:  # jsonschema writes the values in Python's spelling: None, True, ['a'], {'k': 1}
             message = _json_spelled(message, err.instance, err.validator_value)
+        if name == "pack" and len(path) == 2 and path[0] == "levels":  # a level: as its own errors start
+            raise FormatError(f"{where}: levels[{path[1]}]: {clipped(message, 240)}")
         raise FormatError(f"{where}: field {_where(path)}: {clipped(message, 240)}")
 
 

@@ -155,6 +155,18 @@ def test_loading_names_a_missing_required_field(field):
         parse_pack(pack)
 
 
+
+@pytest.mark.parametrize("item, message", [(5, "expected an object, got 5"), ([], "expected an object, got []"),
+                                           ({**LEVEL, "id": 5}, "field id: expected a string, got 5")])
+def test_a_packs_level_is_named_alike_whatever_is_wrong_with_it(item, message):
+    """A level of the wrong type is refused by the pack's check, a field of it by the level's:
+    both start as 'levels[1]:' (the first said 'field levels[1]:')."""
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [LEVEL, item]}
+    with pytest.raises(FormatError) as err:
+        parse_pack(pack)
+    assert str(err.value) == f"pack: levels[1]: {message}"
+
 def test_unknown_fields_survive_load_and_save():
     data = copy.deepcopy(LEVEL)
     saved = parse_level(data).to_json()
