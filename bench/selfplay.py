@@ -40,18 +40,18 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, percentile  # noqa: E402
 
-from solver.enumerate_jit import split  # noqa: E402
+from solver.enumerate_jit import split  # noqa: E402  (solver before numpy: one BLAS thread, as in tenfold)
 from solver.policy import POLICIES  # noqa: E402
 from solver.selfplay import mode_start_board, new_random_game, play_game  # noqa: E402
 from solver.survival import death_chance  # noqa: E402
 from solver.variants import VARIANTS, find_variant  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 CONFIGS = {  # name -> (variant, mode)
     "halloween": ("halloween", "endless"),
