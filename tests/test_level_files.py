@@ -363,6 +363,27 @@ def test_a_token_move_is_named_as_written(variant, mode, move):
     name = "2x2" if move["piece"] == "2x2" else "##/## (2x2)"
     assert replay.problem == f"move 0: illegal: {move['token']}: piece {name} is not in the tray (tray: .#/.#, 1x1)"
 
+
+def test_moves_after_an_illegal_one_keep_their_spelling():
+    """A stored solution with an illegal move is written back (GET /levels/..., a pack's
+    rewrite) with every move as the file spelled it: the illegal one and those after it too
+    (a cross-surface audit: a later '##/#.' came back as L3-nw, the rest of the line as ids)."""
+    from solver.campaign import solve_level
+
+    board = ["#########.", "#########.", "##P######."] + ["." * 10] * 5 + ["........##"] * 2
+    base = {"format": "tenfold.level/1", "id": "m", "variant": "halloween", "mode": "campaign", "board": board,
+            "trays": [["#/#", ".#/.#", "1x1"], ["##/#.", "2x1", "L3-nw"]], "goals": [{"score": 1}]}
+    level = parse_level(base)
+    line = level.moves_json(solve_level(level).solution)
+    assert {m["piece"] for m in line} >= {"#/#", ".#/.#", "##/#.", "L3-nw"}  # spelled as the trays are
+    for bad in range(len(line)):
+        moves = [dict(m) for m in line]
+        moves[bad]["row"], moves[bad]["col"] = 0, 0  # onto the full rows: illegal
+        level = parse_level({**base, "solution": moves})
+        replay = play_solution(level, level.solution)
+        assert not replay.ok and replay.problem.startswith(f"move {bad}: illegal"), replay.problem
+        assert level.to_json()["solution"] == moves, bad
+
 def test_spelled_moves_follow_turns_and_redeals():
     """A turned piece is named by its turned id; a rerolled or swapped-in one as the reserve
     spells it. A move naming the tray's piece as one of its slots spells it acts on that slot
