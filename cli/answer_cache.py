@@ -20,13 +20,24 @@ from typing import Any
 
 @lru_cache(maxsize=None)
 def solver_stamp() -> str:
-    """A hash of the solver package's source: it changes whenever an answer might."""
+    """A hash of the sources answers are made from, the solver's and the command line's (which
+    puts a level hint's answer together, ``cli/api.py``), subpackages included: it changes
+    whenever an answer might."""
     digest = hashlib.sha256()
-    files = sorted((f for f in resources.files("solver").iterdir() if f.name.endswith(".py")), key=lambda f: f.name)
-    for f in files:
-        digest.update(f.name.encode())
-        digest.update(f.read_bytes())
+    for package in ("solver", "cli"):
+        for name, source in _sources(resources.files(package), package):
+            digest.update(name.encode())
+            digest.update(source)
     return digest.hexdigest()[:16]
+
+
+def _sources(folder, prefix: str):
+    """(path, bytes) of every .py file under ``folder``, in name order."""
+    for item in sorted(folder.iterdir(), key=lambda f: f.name):
+        if item.is_dir() and item.name != "__pycache__":
+            yield from _sources(item, f"{prefix}/{item.name}")
+        elif item.name.endswith(".py"):
+            yield f"{prefix}/{item.name}", item.read_bytes()
 
 
 def default_db_path() -> Path:

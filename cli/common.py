@@ -254,11 +254,13 @@ def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes] | No
     folder is refused before anything is written; a place that is a symbolic link is written
     through (the file it points to is replaced, the link kept). An error names the place, never
     a temporary file."""
-    # a file to remove is one where there is one (a link: the link itself); a folder is left be
-    removed = [Path(path) for path, data in files.items()
-               if data is None and (Path(path).is_symlink() or Path(path).is_file())]
     places = {Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path): data
               for path, data in files.items() if data is not None}
+    # a file to remove is one where there is one (a link: the link itself), and none written here
+    # (through a link to it); a folder is left be
+    written = {_located(path) for path in places}
+    removed = [Path(path) for path, data in files.items() if data is None and _located(Path(path)) not in written
+               and (Path(path).is_symlink() or Path(path).is_file())]
     for path in places:
         if path.is_dir():
             raise OSError(errno.EISDIR, "is a folder, not a file", str(path))
@@ -296,7 +298,10 @@ def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes] | No
             with _naming(path):
                 old = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp.old")
                 moved.append((path, old))
-                os.replace(path, old)
+                try:
+                    os.replace(path, old)
+                except FileNotFoundError:  # removed meanwhile: nothing to remove, nor to put back
+                    moved.pop()
         done = True
     finally:
         if not done:
@@ -313,6 +318,11 @@ def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes] | No
         if not done:
             for folder in reversed(created):
                 _quietly(os.rmdir, folder)
+
+
+def _located(path: Path) -> Path:
+    """Where ``path`` names a file: its folder resolved, its own name kept (a link is not followed)."""
+    return Path(os.path.realpath(path.parent)) / path.name
 
 
 @contextmanager

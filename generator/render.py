@@ -25,7 +25,7 @@ from .picture import COLOURS, CLEARED_FILL, PLACED_OUTLINE, board_scene, goals_t
 
 STEP_CELL = 24
 PAGE_LEVELS = 200
-PAGE_NAME = re.compile(r"page-[0-9]+\.html")  # the files of a pack's pages but its first (page_name)
+PAGE_NAME = re.compile(r"page-(?:[2-9]|[1-9][0-9]+)\.html")  # the pages page_name writes but the first
 
 STYLE = f"""
 body {{ font-family: DejaVu Sans, Verdana, sans-serif; margin: 24px; color: #222; background: #faf9f6; }}

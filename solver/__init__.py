@@ -1,10 +1,10 @@
 """tenfold's rules engine and solvers.
 
-numpy's OpenBLAS runs on one thread, set here before anything imports numpy (a value the caller
-set is kept): its pool of one thread a core spun on the expert's matrix products without making
-them any faster (bench/selfplay.py: the same wall time for 37 % more CPU), taking a core from
-the other worker of ``generate --workers 2`` or from ``serve``'s other requests. Each process of
-tenfold works on one core.
+numpy's OpenBLAS runs on one thread, set here before anything imports numpy (where the caller
+set OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, theirs is kept): its pool of a thread a core spun on
+the expert's matrix products without making them any faster (bench/selfplay.py: the same wall
+time for 37 % more CPU), taking a core from the other worker of ``generate --workers 2`` or from
+``serve``'s other requests. Each process of tenfold works on one core.
 
 The compiled (numba) modules' cache is cleared here, before any of them is imported, whenever
 their sources changed together (``solver.jitcache``)."""
@@ -12,8 +12,9 @@ their sources changed together (``solver.jitcache``)."""
 import os
 from pathlib import Path
 
-for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-    os.environ.setdefault(_threads, "1")
+_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")  # OpenBLAS reads the first before the second
+if not any(name in os.environ for name in _THREADS):
+    os.environ.update(dict.fromkeys(_THREADS, "1"))
 
 from .jitcache import purge_stale
 

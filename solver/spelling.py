@@ -54,7 +54,7 @@ def spell_moves(game: Game, shadow: list[str], moves: list[Move],
                 deals: SpelledDeals | None = None) -> list[dict[str, Any]]:
     """The moves' JSON from ``game``'s position, where ``shadow`` is its tray as the caller
     spells it and ``deals`` (if any) deals the caller's spelling to ``game``. Past an illegal
-    move the rest keep their own ids. Plays ``game`` on."""
+    move the rest are as they were written. Plays ``game`` on."""
     return [data for data, _ in _spelled_steps(game, shadow, moves, deals)]
 
 

@@ -519,6 +519,28 @@ def test_files_made_as_they_are_written_are_all_or_none(tmp_path):
         "a.json": b"new a", "new/b.json": b"new b", "d.json": b"new d"}
 
 
+
+def test_a_file_to_remove_is_never_one_written_and_may_be_gone_already(tmp_path):
+    """``write_files_atomically``'s None (a file to remove with the writing) leaves a file that
+    the writing writes through a link (a review: the call wrote through page-2.html, a link to
+    page-3.html, then removed page-3.html and returned, the new bytes gone); and a file to remove
+    that is gone by its turn is no error (it undid the whole writing)."""
+    from cli.common import write_files_atomically
+
+    (tmp_path / "page-3.html").write_text("old 3")
+    (tmp_path / "page-2.html").symlink_to("page-3.html")
+    write_files_atomically({tmp_path / "page-2.html": b"new 2", tmp_path / "page-3.html": None})
+    assert (tmp_path / "page-2.html").is_symlink() and (tmp_path / "page-2.html").read_bytes() == b"new 2"
+
+    (tmp_path / "stale.html").write_text("stale")
+
+    def make():  # another process removes the stale file while this one writes
+        (tmp_path / "stale.html").unlink()
+        return b"new index"
+
+    write_files_atomically({tmp_path / "index.html": make, tmp_path / "stale.html": None})
+    assert (tmp_path / "index.html").read_bytes() == b"new index" and not (tmp_path / "stale.html").exists()
+
 def test_an_export_to_a_symbolic_link_replaces_the_file_it_points_to(tmp_path):
     target = tmp_path / "real.json"
     target.write_text("old")

@@ -195,14 +195,16 @@ def test_a_big_pack_is_cut_into_linked_pages(tmp_path, monkeypatch):
     # (they named the other pack and linked to these); other files there are left be
     (tmp_path / "site" / "page-notes.html").write_text("mine")
     (tmp_path / "site" / "page-9.html").mkdir()
+    for name in ("page-0.html", "page-1.html", "page-02.html"):  # names render never writes
+        (tmp_path / "site" / name).write_text("mine")
     smaller = fx.write_json(tmp_path / "small.json", {**fx.pack("small"), "levels": levels[:PAGE_LEVELS + 1]})
     result = CliRunner().invoke(app, ["render", str(smaller), "--out", str(tmp_path / "site")])
     assert result.exit_code == 0 and "and 1 more page (" in result.output, result.output
-    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == ["index.html", "page-2.html", "page-9.html",
-                                                                    "page-notes.html"]
+    mine = ["page-0.html", "page-02.html", "page-1.html", "page-9.html", "page-notes.html"]
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == sorted(["index.html", "page-2.html", *mine])
     assert "page 2 of 2" in (tmp_path / "site" / "page-2.html").read_text()
     result = CliRunner().invoke(app, ["render", str(fx.write_json(tmp_path / "one.json", levels[0])),
                                       "--out", str(tmp_path / "site")])
-    assert result.exit_code == 0 and sorted(p.name for p in (tmp_path / "site").iterdir()) == [
-        "index.html", "page-9.html", "page-notes.html"]
+    assert result.exit_code == 0 and sorted(p.name for p in (tmp_path / "site").iterdir()) == sorted(
+        ["index.html", *mine])
 

@@ -362,6 +362,32 @@ def test_a_packs_level_ids_come_all_or_a_page_at_a_time():
     assert listing["packs"] == [whole.body]
 
 
+
+def test_the_cache_stamp_covers_every_source_an_answer_is_made_from(tmp_path, monkeypatch):
+    """An answer cached by another release is never served: the stamp in every key hashes the
+    sources of solver/ and cli/, their subpackages too (a review: it read solver/*.py alone,
+    while a level hint's answer is put together in cli/api.py, and Ten's rules are solver/ten/)."""
+    import importlib.resources
+    import shutil
+
+    import cli.answer_cache as answer_cache
+
+    copies = {}
+    for package in ("solver", "cli"):
+        copies[package] = tmp_path / package
+        shutil.copytree(importlib.resources.files(package), copies[package],
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(answer_cache.resources, "files", lambda package: copies[package])
+    stamps = []
+    for edited in (None, "cli/api.py", "solver/ten/field.py", "solver/engine.py"):
+        if edited is not None:
+            with open(tmp_path / edited, "a") as fh:
+                fh.write("\n# another release\n")
+        answer_cache.solver_stamp.cache_clear()
+        stamps.append(answer_cache.solver_stamp())
+    answer_cache.solver_stamp.cache_clear()
+    assert len(set(stamps)) == len(stamps), stamps
+
 def test_cache_answers_a_repeated_question(server, tmp_path):
     host, port, api = server
     question = {"rules": "arabic", "board": "/".join(["#########."] * 3 + ["." * 10] * 7), "tray": ["3x1", "1x1"]}
