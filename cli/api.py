@@ -26,7 +26,7 @@ from solver.errors import MESSAGE_MOST, FormatError, TenfoldError, clipped
 from solver.jsontext import json_kind, load_json
 from solver.continuation import next_step, position_after, solve_position, spelled_rest
 from solver.level import PACK_FORMAT, Level, Pack, parse_pack, play_solution
-from solver.moves import Move, parse_moves
+from solver.moves import Move, as_written, parse_moves
 from solver.pieces import canonical_ids
 from solver.spelling import respelled, spell_tray_answer
 from solver.variants import find_variant
@@ -281,7 +281,7 @@ class Api:
             question = {"pack": pack.id, "level": level.id, "level_json": self._level_digest(level),
                         "nodes": [LEVEL_HINT_NODES, LEVEL_HINT_NODES_READABLE],
                         # a move acts on the tray slot its spelling names, and the rest names the others so
-                        "moves": [{**m.to_json(), "written": m.written} for m in moves]}
+                        "moves": [as_written(m) for m in moves]}
             answer, how = self._answer_once(question, lambda: answer_level_hint(pack, level, moves))
             return Response(200, answer, {"X-Tenfold-Cache": how})
         if level.solution is None:

@@ -274,7 +274,7 @@ class CampaignSearch:
             return
         self._seen[s] = points
         if self._compiled is not None and (s.tokens == 0 or not self._spend_can_pay(bound, 1)):
-            left = self._compiled.left_mask(s.tray_index, s.tray)
+            left = slots_of(self.trays, s.tray_index, s.tray)
             if left is not None:  # None: a redeal put reserve pieces in the tray
                 self._hand_off(s, points, line, left)
                 return

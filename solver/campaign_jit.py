@@ -144,7 +144,6 @@ import numpy as np
 
 from . import watch
 from .board_jit import _anchors, _borrowing, _low_bit, _near, _settle, _zones_through
-from .campaign import slots_of
 from .campaign_bound_jit import _bound
 from .campaign_pending_jit import _pending_after, _pending_alive
 from .campaign_pumpkins_jit import _PARTNER_CHOICES, _pumpkin_partners, _pumpkin_ways, _pumpkins_reachable
@@ -879,10 +878,6 @@ class CompiledSearch:
         tt = self.tt
         keep = (tt[:, 4] != 0) & (tt[:, 7] != 0) & (tt[:, 5] < np.uint64(_DEAD))
         return [self._entry_state(i) + (int(tt[i, 6]), int(tt[i, 7]) - _U_OFF) for i in np.flatnonzero(keep)]
-
-    def left_mask(self, tray_index: int, pieces: tuple[str, ...]) -> int | None:
-        """The unplaced slots of tray ``tray_index`` holding ``pieces`` (``campaign.slots_of``)."""
-        return slots_of(self.trays, tray_index, pieces)
 
     def run(self, filled: int, pumpkins: int, tray_index: int, left: int, run: int, turn_cleared: bool,
             prev_turn_cleared: bool, points: int, placed: int, tokens: int, deadline: float,

@@ -65,6 +65,15 @@ class TokenUse:
 Move = Union[Placement, TokenUse]
 
 
+def as_written(move: Move) -> dict[str, Any]:
+    """The move's JSON with its piece as the move spelled it (a mask such as ``##/#.``), which
+    also names its id."""
+    data = move.to_json()
+    if move.written is not None:
+        data["piece"] = move.written
+    return data
+
+
 def removals(tiles: Bitboard) -> list[TokenUse]:
     """A remove token for each tile of ``tiles``, in cell order."""
     return [TokenUse("remove", row=cell_row(c), col=cell_col(c)) for c in scan_cells(tiles)]

@@ -23,7 +23,7 @@ from .board import Board
 from .deals import ScriptedDeals
 from .engine import Game, Streak
 from .errors import TenfoldError
-from .moves import Move, Placement, parse_moves
+from .moves import Move, Placement, as_written, parse_moves
 from .pieces import get_piece
 from .variants import Variant
 
@@ -73,7 +73,7 @@ def _spelled_steps(game: Game, shadow: list[str], moves: list[Move], deals: Spel
     the move; a move whose piece is not in the tray, and past an illegal move every move, as it
     was written (and the tray at the illegal one)."""
     for n, move in enumerate(moves):
-        data = _as_written(move)
+        data = as_written(move)
         slot = game.tray.index(move.piece) if "piece" in data and move.piece in (game.tray or ()) else None
         if slot is not None:
             # the engine acts on the first slot of the piece; a move spelled as a later slot is (a
@@ -86,7 +86,7 @@ def _spelled_steps(game: Game, shadow: list[str], moves: list[Move], deals: Spel
             game.apply(move)
         except TenfoldError:
             for later in moves[n + 1:]:
-                yield _as_written(later), list(shadow)
+                yield as_written(later), list(shadow)
             return
         if isinstance(move, Placement):
             shadow.pop(slot)
@@ -98,14 +98,6 @@ def _spelled_steps(game: Game, shadow: list[str], moves: list[Move], deals: Spel
             shadow = deals.take()
         if not shadow and game.tray and deals is not None:
             shadow = deals.take()  # the next tray
-
-
-def _as_written(move: Move) -> dict:
-    """The move's JSON with its piece as the move spelled it (a mask such as ``##/#.``)."""
-    data = move.to_json()
-    if move.written is not None:
-        data["piece"] = move.written
-    return data
 
 
 def _chosen_slot(tray: list[str], shadow: list[str], move: Move, first: int) -> int:
