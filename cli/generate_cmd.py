@@ -13,7 +13,8 @@ import typer
 from cli.common import (cli_errors, emit_json, interrupted, naming_option, out_path, progress, refuse_file_in_path,
                         searching, write_atomically)
 from generator.grade import GRADE_NAMES
-from generator.pack import MAX_COUNT, MAX_TRAYS, MAX_WORKERS, Interrupted, PackReport, Shortfall, generate_pack
+from generator.pack import (MAX_COUNT, MAX_PROOF_NODES, MAX_TRAYS, MAX_WORKERS, Interrupted, PackReport, Shortfall,
+                            generate_pack)
 from generator.recipes import RECIPES
 from solver.errors import FormatError
 
@@ -28,6 +29,11 @@ def generate(
     difficulty: Annotated[Optional[str], typer.Option(help="easy, medium, hard or expert (default: a spread)")] = None,
     trays: Annotated[Optional[int], typer.Option(help=f"trays per level, 1 to {MAX_TRAYS} (default: " + ", ".join(
         f"{k} {r.default_trays}" for k, r in RECIPES.items()) + ")")] = None,
+    proof_nodes: Annotated[Optional[int], typer.Option(help=(
+        f"search nodes a candidate's proof may take, 1 to {MAX_PROOF_NODES:,} (default: " + ", ".join(
+            f"{k} {r.node_budget:,}" for k, r in RECIPES.items())
+        + "): a larger budget keeps longer levels, at more time a candidate; the same seed and budget give "
+          "the same pack on any machine"))] = None,
     workers: Annotated[int, typer.Option(help=f"local worker processes (1 to {MAX_WORKERS})")] = 1,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
@@ -57,7 +63,8 @@ def generate(
             with naming_option("--out"):  # the partial file beside OUT, its folders made at the start
                 report = generate_pack(kind, count, seed, out, trays, difficulty, workers, backend, scheduler,
                                        on_candidate, stop=lambda: interrupt.requested,
-                                       note=lambda text: typer.echo(f"note: {text}", err=True))
+                                       note=lambda text: typer.echo(f"note: {text}", err=True),
+                                       proof_nodes=proof_nodes)
         except Interrupted as err:  # said once the progress bar has closed
             stopped = err
         except Shortfall as err:  # not bad input (exit 2): the run found too few levels
@@ -89,6 +96,7 @@ def summary_json(report: PackReport, out: Path, seconds: float) -> dict:
         "per_grade": {grade: report.per_grade.get(grade, 0) for grade in GRADE_NAMES},
         "limits": {"min": min(limits), "median": statistics.median(limits), "max": max(limits)},
         "proof_nodes_mean": round(statistics.mean(report.proof_nodes), 1),  # a pack has a level, each proven
+        "proof_nodes_budget": report.pack["generator"]["proof_nodes"],
         "proof_seconds_mean": round(statistics.mean(report.proof_seconds), 3),
         "seconds": round(seconds, 3),
         "rejected": [{"reason": reason, "count": n} for reason, n in report.rejected.most_common()],
@@ -102,7 +110,8 @@ def closing_table(report: PackReport, out: Path, seconds: float | None = None) -
     for grade in GRADE_NAMES:
         lines.append(f"{grade:<9} {report.per_grade.get(grade, 0):>6}")
     if report.proof_nodes:
-        lines.append(f"proof effort: mean {statistics.mean(report.proof_nodes):,.0f} nodes, "
+        lines.append(f"proof effort: mean {statistics.mean(report.proof_nodes):,.0f} nodes "
+                     f"(budget {report.pack['generator']['proof_nodes']:,}), "
                      f"{statistics.mean(report.proof_seconds):.2f} s per accepted level")
     if seconds is not None:  # most of a long run can go on candidates the budget rejects
         lines.append(f"run time: {seconds:,.1f} s for {report.candidates} candidates (resumed ones take none)")
@@ -130,7 +139,7 @@ def trays_reached(trays: list[list[str]], limit: int) -> int:
 def limits_line(levels: list[dict]) -> str | None:
     """The placement limits of levels that stop before their last piece, and the trays their
     lines reach: the proof budget favours short limits, which a designer asking for many trays
-    should see. None when every level places every piece."""
+    should see (a larger --proof-nodes keeps longer ones). None when every level places every piece."""
     if all(lv["limit"] >= sum(map(len, lv["trays"])) for lv in levels):
         return None
     limits = sorted(lv["limit"] for lv in levels)

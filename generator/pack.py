@@ -52,6 +52,7 @@ MAX_CANDIDATES_PER_LEVEL = 400
 MAX_COUNT = 100_000  # levels in one pack
 MAX_WORKERS = 64  # local worker processes: a pool forks them all at once
 MAX_TRAYS = 12  # trays per level
+MAX_PROOF_NODES = 10_000_000_000  # a candidate's proof budget (10^10 nodes: hours of search)
 
 
 @dataclass
@@ -128,7 +129,8 @@ class Shortfall(Exception):
     def __init__(self, found: int, count: int, candidates: int, rejected: Counter) -> None:
         reasons = ", ".join(f"{n} {reason}" for reason, n in rejected.most_common())
         super().__init__(f"only {found} of {count} levels found in {candidates} candidates ({reasons}); "
-                         "fewer trays (--trays), another --difficulty or a smaller --count may fill a pack")
+                         "fewer trays (--trays), another --difficulty or a smaller --count may fill a pack"
+                         + (", and so may a larger --proof-nodes" if "proof budget exceeded" in rejected else ""))
 
 
 class Interrupted(Exception):
@@ -145,16 +147,16 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_local(kind: str, trays: int, seeds: list[int], workers: int) -> Iterator[dict[str, Any]]:
+def _run_local(kind: str, trays: int, seeds: list[int], workers: int, budget: int) -> Iterator[dict[str, Any]]:
     if workers <= 1:
         for seed in seeds:
-            yield build_candidate(kind, trays, seed)
+            yield build_candidate(kind, trays, seed, budget)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
     try:
-        yield from pool.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds)
+        yield from pool.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds, [budget] * len(seeds))
     finally:  # a stop drops the candidates not started
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -187,8 +189,9 @@ def _cluster_threads(client: Any) -> int:
         return 1
 
 
-def _run_dask(kind: str, trays: int, seeds: list[int], client: Any) -> Iterator[dict[str, Any]]:
-    futures = client.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds, pure=True)
+def _run_dask(kind: str, trays: int, seeds: list[int], client: Any, budget: int) -> Iterator[dict[str, Any]]:
+    futures = client.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds, [budget] * len(seeds),
+                         pure=True)
     for future in futures:  # in index order
         yield future.result()
 
@@ -206,18 +209,22 @@ def generate_pack(
     on_candidate: Callable[[int, dict[str, Any], int], None] | None = None,
     stop: Callable[[], bool] | None = None,
     note: Callable[[str], None] | None = None,
+    proof_nodes: int | None = None,
 ) -> PackReport:
     """Generate a pack into ``report.pack``, appending every candidate's result to
     ``OUT.partial.jsonl`` as it comes (and resuming from that file). ``stop``, asked as each
     result comes in, ends the run with ``Interrupted``; the result in hand is not kept, since
     the stop may have cut its proof short (the solver's watchers are how a stop reaches it).
-    ``trays`` None: the recipe's default. Writing the pack and removing the partial file are
+    ``trays`` and ``proof_nodes`` (the node budget of a candidate's proof) None: the recipe's
+    defaults. Writing the pack and removing the partial file are
     the caller's (``cli/generate_cmd.py``), once the pack is in hand. ``note`` hears of another
     run's partial file found at ``OUT`` and moved aside (``_load_partial``)."""
     if kind not in RECIPES:
         raise RulesError(f"KIND: unknown level kind {clipped(repr(kind))} (expected one of {', '.join(RECIPES)})")
     if trays is None:
         trays = RECIPES[kind].default_trays
+    if proof_nodes is None:
+        proof_nodes = RECIPES[kind].node_budget
     if difficulty is not None and difficulty not in GRADE_NAMES:
         raise RulesError(f"--difficulty: expected one of {', '.join(GRADE_NAMES)}, got {difficulty!r}")
     if not 1 <= count <= MAX_COUNT:
@@ -226,6 +233,8 @@ def generate_pack(
         raise RulesError(f"--workers: expected 1 to {MAX_WORKERS}, got {workers}")
     if not 1 <= trays <= MAX_TRAYS:
         raise RulesError(f"--trays: expected 1 to {MAX_TRAYS}, got {trays}")
+    if not 1 <= proof_nodes <= MAX_PROOF_NODES:
+        raise RulesError(f"--proof-nodes: expected 1 to {MAX_PROOF_NODES:,}, got {proof_nodes:,}")
     if backend not in ("local", "dask"):
         raise RulesError(f"--backend: expected local or dask, got {backend!r}")
     if backend == "dask" and scheduler is None:
@@ -233,7 +242,7 @@ def generate_pack(
     if backend != "dask" and scheduler is not None:
         raise RulesError("--scheduler: goes with --backend dask (the local backend has no scheduler)")
     params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
-              "version": GENERATOR_VERSION, "rules": rules_fingerprint()}
+              "proof_nodes": proof_nodes, "version": GENERATOR_VERSION, "rules": rules_fingerprint()}
     client = _dask_client(scheduler) if backend == "dask" else None
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
@@ -258,9 +267,9 @@ def generate_pack(
             todo = [i for i in indices if i not in done]
             seeds = [candidate_seed(kind, seed, i) for i in todo]
             if backend == "dask":
-                fresh = _run_dask(kind, trays, seeds, client)
+                fresh = _run_dask(kind, trays, seeds, client, proof_nodes)
             else:
-                fresh = _run_local(kind, trays, seeds, workers)
+                fresh = _run_local(kind, trays, seeds, workers, proof_nodes)
             for i, result in zip(todo, fresh):
                 if stop is not None and stop():
                     fresh.close()
@@ -291,7 +300,7 @@ def generate_pack(
         levels.append(finish_level(candidate, option, f"{kind}-{n:03d}"))
         report.per_grade[option["grade"]] += 1
     recipe = RECIPES[kind]
-    options = _options(recipe, trays, difficulty)
+    options = _options(recipe, trays, difficulty, proof_nodes)
     report.pack = {
         "format": PACK_FORMAT,
         "id": "-".join([kind, str(seed), *(o.replace(" ", "") for o in options)]),
@@ -306,24 +315,27 @@ def generate_pack(
             "trays": trays,
             "count": count,
             "difficulty": difficulty,
-            "command": _command(kind, count, seed, trays, difficulty),
+            "proof_nodes": proof_nodes,
+            "command": _command(kind, count, seed, trays, difficulty, proof_nodes),
         },
         "levels": levels,
     }
     return report
 
 
-def _options(recipe: Recipe, trays: int, difficulty: str | None) -> list[str]:
+def _options(recipe: Recipe, trays: int, difficulty: str | None, proof_nodes: int) -> list[str]:
     """What sets a pack apart from its seed's default one, for its id and title: packs of one seed
-    with other trays or a difficulty are other packs (a server holding two refused the second)."""
-    return ([f"{trays} trays"] if trays != recipe.default_trays else []) + ([difficulty] if difficulty else [])
+    with other trays, a difficulty or another proof budget (which keeps other candidates) are other
+    packs (a server holding two refused the second)."""
+    return ([f"{trays} trays"] if trays != recipe.default_trays else []) + ([difficulty] if difficulty else []) \
+        + ([f"{proof_nodes} proof nodes"] if proof_nodes != recipe.node_budget else [])
 
 
-def _command(kind: str, count: int, seed: int, trays: int, difficulty: str | None) -> str:
+def _command(kind: str, count: int, seed: int, trays: int, difficulty: str | None, proof_nodes: int) -> str:
     cmd = f"tenfold generate {kind} --count {count} --seed {seed} --trays {trays}"
     if difficulty:
         cmd += f" --difficulty {difficulty}"
-    return cmd + " --out PACK.json"
+    return cmd + f" --proof-nodes {proof_nodes} --out PACK.json"
 
 
 def _accept(result, quotas, have, keys, chosen) -> str:
@@ -380,8 +392,8 @@ def _options_hold(options: Any, best: int) -> bool:
                for goal, option in zip(goals, options))
 
 
-_OPTION_NAMES = {"kind": "KIND", "count": "--count", "seed": "--seed", "trays": "--trays",
-                 "difficulty": "--difficulty"}  # the command's spelling of each parameter
+_OPTION_NAMES = {"kind": "KIND", "count": "--count", "seed": "--seed", "trays": "--trays",  # the command's spelling
+                 "difficulty": "--difficulty", "proof_nodes": "--proof-nodes"}  # of each parameter
 
 
 def _option_text(value: Any) -> str:

@@ -108,7 +108,7 @@ def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = 
     except Unbuildable as why:
         return _rejected(seed, str(why))
     answer = solve_level(level, time_limit=math.inf, node_limit=node_budget, hint=line)
-    if not answer.complete:
+    if not answer.complete or answer.nodes > node_budget:  # (the search reads its count every 4,096 nodes)
         return _rejected(seed, "proof budget exceeded", nodes=answer.nodes)
     if answer.proof != PROOF_OPTIMAL or answer.best_score is None:
         return _rejected(seed, f"no winning line ({answer.proof})", nodes=answer.nodes)

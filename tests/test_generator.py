@@ -296,7 +296,12 @@ def test_a_run_whose_candidates_run_out_exits_1_and_names_the_rejections(tmp_pat
     assert result.exit_code == 1, result.output
     assert "error: only 0 of 1 levels found in 2 candidates (1 grade not wanted (" in result.output
     assert "fewer trays (--trays)" in result.output and "Traceback" not in result.output
+    assert "--proof-nodes" not in result.output  # no candidate went over its budget
     assert not out.exists()
+    result = CliRunner().invoke(app, ["generate", "sultan", "--count", "1", "--seed", "1", "--proof-nodes", "1",
+                                      "--out", str(out)])
+    assert result.exit_code == 1 and "2 proof budget exceeded" in result.output, result.output
+    assert result.output.rstrip().endswith("and so may a larger --proof-nodes")
 
 
 def test_grades_follow_the_measurements():
@@ -498,8 +503,10 @@ def test_a_packs_id_and_title_name_its_non_default_options(base_pack):
     assert (pack["id"], pack["title"]) == (f"{KIND}-{SEED}-{TRAYS}trays", f"Halloween Challenge Campaign (seed {SEED}, "
                                                                        f"{TRAYS} trays)")
     recipe = RECIPES["sultan"]
-    assert _options(recipe, recipe.default_trays, None) == []  # the shipped packs' ids: kind-seed
-    assert _options(recipe, recipe.default_trays, "hard") == ["hard"]
+    budget = recipe.node_budget
+    assert _options(recipe, recipe.default_trays, None, budget) == []  # the shipped packs' ids: kind-seed
+    assert _options(recipe, recipe.default_trays, "hard", budget) == ["hard"]
+    assert _options(recipe, recipe.default_trays, None, budget + 1) == [f"{budget + 1} proof nodes"]
 
 
 def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
@@ -577,3 +584,78 @@ def test_the_rules_fingerprint_follows_the_rules_data(monkeypatch):
         assert changed not in seen, name
         seen.add(changed)
     assert rules_fingerprint() == today
+
+
+def test_a_proof_budget_keeps_exactly_the_candidates_proven_within_it(monkeypatch):
+    """--proof-nodes N keeps a candidate when its proof ends within N nodes, exactly: the search
+    reads its node count every 4,096 nodes, so a budget of 10 kept proofs of 115 nodes. A
+    complete proof's node count does not depend on the budget, so over seeded candidates each one
+    proven in n nodes is kept, the same level, with a budget of n, and turned down with n - 1.
+    (The grading after the proof, nine tenths of a candidate's time, is left out.)"""
+    from generator import recipes
+    from generator.recipes import build_candidate, candidate_seed
+
+    monkeypatch.setattr(recipes, "playout_peaks", lambda level, seed: ([0], [0]))
+    monkeypatch.setattr(recipes, "winning_counts", lambda level, goals, cap: ([1] * len(goals), True))
+    proven = 0
+    for index in range(60):
+        seed = candidate_seed(KIND, 5, index)
+        free = build_candidate(KIND, TRAYS, seed, 200_000)
+        if free["status"] != "accepted":
+            continue
+        proven += 1
+        n = free["nodes"]
+        kept = build_candidate(KIND, TRAYS, seed, n)
+        assert {**kept, "seconds": 0} == {**free, "seconds": 0}, index
+        tight = build_candidate(KIND, TRAYS, seed, n - 1) if n > 1 else None
+        if tight is not None:
+            assert tight["status"] == "rejected" and tight["reason"] == "proof budget exceeded", (index, n)
+    assert proven >= 30
+
+
+def test_proof_nodes_through_the_cli_sets_the_budget_and_is_recorded(tmp_path):
+    """A designer trades time for longer levels with --proof-nodes: every kept level's proof is
+    within it, the pack records it (its id and title too: other candidates are kept, so it is
+    another pack), its recorded command writes the same bytes, and a budget out of range is one
+    line, exit 2, nothing written."""
+    import shlex
+
+    runner = CliRunner()
+    out = tmp_path / "small.json"
+    result = runner.invoke(app, ["generate", KIND, "--count", "2", "--seed", "3", "--trays", "3",
+                                 "--proof-nodes", "300", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    pack = json.loads(out.read_text())
+    assert summary["proof_nodes_budget"] == pack["generator"]["proof_nodes"] == 300
+    assert all(lv["measurements"]["proof_nodes"] <= 300 for lv in pack["levels"])
+    assert any(r["reason"] == "proof budget exceeded" for r in summary["rejected"])
+    assert pack["id"] == f"{KIND}-3-3trays-300proofnodes" and "300 proof nodes" in pack["title"]
+    command = shlex.split(pack["generator"]["command"])
+    assert "--proof-nodes" in command and command[command.index("--proof-nodes") + 1] == "300"
+    again = tmp_path / "again.json"
+    result = runner.invoke(app, [str(again) if w == "PACK.json" else w for w in command[1:]])
+    assert result.exit_code == 0, result.output
+    assert again.read_bytes() == out.read_bytes()
+    default = json.loads(runner.invoke(app, ["generate", KIND, "--count", "1", "--seed", "3", "--trays", "3",
+                                             "--out", str(tmp_path / "d.json"), "--json"]).stdout)
+    assert default["proof_nodes_budget"] == 400_000 and default["id"] == f"{KIND}-3-3trays"
+    for bad in ("0", "10000000001"):
+        result = runner.invoke(app, ["generate", KIND, "--count", "1", "--seed", "3", "--proof-nodes", bad,
+                                     "--out", str(tmp_path / "bad.json")])
+        assert result.exit_code == 2 and result.output.startswith("error: --proof-nodes: expected 1 to "), result.output
+        assert len(result.output.strip().splitlines()) == 1
+        assert not list(tmp_path.glob("bad.json*"))
+
+
+def test_a_run_with_another_proof_budget_does_not_resume_the_first(tmp_path):
+    """Results proven within another budget are other results (a rejection may be an acceptance
+    now): the partial file is moved aside, and the note names --proof-nodes."""
+    from generator.pack import Interrupted
+
+    out = tmp_path / "budget.json"
+    stopped_run(out, 2)
+    notes = []
+    with pytest.raises(Interrupted):
+        generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: True, note=notes.append, proof_nodes=1000)
+    assert len(notes) == 1 and "--proof-nodes 400000 (now 1000)" in notes[0], notes
