@@ -32,7 +32,7 @@ def generate(
     proof_nodes: Annotated[Optional[int], typer.Option(help=(
         f"search nodes a candidate's proof may take, 1 to {MAX_PROOF_NODES:,} (default: " + ", ".join(
             f"{k} {r.node_budget:,}" for k, r in RECIPES.items())
-        + "): a larger budget keeps longer levels, at more time a candidate; the same seed and budget give "
+        + "): a larger budget keeps longer levels but takes longer a candidate; the same seed and budget give "
           "the same pack on any machine"))] = None,
     workers: Annotated[int, typer.Option(help=f"local worker processes (1 to {MAX_WORKERS})")] = 1,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
@@ -96,7 +96,7 @@ def summary_json(report: PackReport, out: Path, seconds: float) -> dict:
         "per_grade": {grade: report.per_grade.get(grade, 0) for grade in GRADE_NAMES},
         "limits": {"min": min(limits), "median": statistics.median(limits), "max": max(limits)},
         "proof_nodes_mean": round(statistics.mean(report.proof_nodes), 1),  # a pack has a level, each proven
-        "proof_nodes_budget": report.pack["generator"]["proof_nodes"],
+        "proof_node_budget": report.proof_node_budget,
         "proof_seconds_mean": round(statistics.mean(report.proof_seconds), 3),
         "seconds": round(seconds, 3),
         "rejected": [{"reason": reason, "count": n} for reason, n in report.rejected.most_common()],
@@ -111,7 +111,7 @@ def closing_table(report: PackReport, out: Path, seconds: float | None = None) -
         lines.append(f"{grade:<9} {report.per_grade.get(grade, 0):>6}")
     if report.proof_nodes:
         lines.append(f"proof effort: mean {statistics.mean(report.proof_nodes):,.0f} nodes "
-                     f"(budget {report.pack['generator']['proof_nodes']:,}), "
+                     f"(budget {report.proof_node_budget:,}), "
                      f"{statistics.mean(report.proof_seconds):.2f} s per accepted level")
     if seconds is not None:  # most of a long run can go on candidates the budget rejects
         lines.append(f"run time: {seconds:,.1f} s for {report.candidates} candidates (resumed ones take none)")

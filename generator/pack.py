@@ -13,6 +13,7 @@ writes the finished pack atomically and removes the partial file.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -46,8 +47,10 @@ from .recipes import (RECIPES, Recipe, Unbuildable, build_candidate, candidate_l
 # the tray where lines end is dropped when some pumpkin can no longer be cleared in time; 10 = the
 # winning-line count is memoised on the state and points (it stopped short, counting 0, on many),
 # and an option whose grade turns on a count cut short is not taken; 11 = a level's images on the
-# diagonals and under turns are duplicates too, not only its left-right and top-bottom mirrors.
-GENERATOR_VERSION = "11"
+# diagonals and under turns are duplicates too, not only its left-right and top-bottom mirrors;
+# 12 = a candidate is kept when its proof ends within the node budget exactly (the search reads
+# its count every 4,096 nodes, and up to 4,095 over were kept), and the budget is a parameter.
+GENERATOR_VERSION = "12"
 MAX_CANDIDATES_PER_LEVEL = 400
 MAX_COUNT = 100_000  # levels in one pack
 MAX_WORKERS = 64  # local worker processes: a pool forks them all at once
@@ -61,7 +64,8 @@ class PackReport:
     per_grade: Counter = field(default_factory=Counter)
     rejected: Counter = field(default_factory=Counter)
     candidates: int = 0
-    proof_nodes: list[int] = field(default_factory=list)
+    proof_nodes: list[int] = field(default_factory=list)  # of each kept level's proof
+    proof_node_budget: int = 0  # of each candidate's proof
     proof_seconds: list[float] = field(default_factory=list)  # this machine's (or a resumed run's) time
 
 
@@ -126,11 +130,12 @@ class Shortfall(Exception):
     fewer than ``count`` levels were kept: valid input the recipe cannot fill (no pack is written;
     the partial file keeps the results)."""
 
-    def __init__(self, found: int, count: int, candidates: int, rejected: Counter) -> None:
+    def __init__(self, found: int, count: int, candidates: int, rejected: Counter, budget: int) -> None:
         reasons = ", ".join(f"{n} {reason}" for reason, n in rejected.most_common())
+        larger = "proof budget exceeded" in rejected and budget < MAX_PROOF_NODES
         super().__init__(f"only {found} of {count} levels found in {candidates} candidates ({reasons}); "
                          "fewer trays (--trays), another --difficulty or a smaller --count may fill a pack"
-                         + (", and so may a larger --proof-nodes" if "proof budget exceeded" in rejected else ""))
+                         + (", and so may a larger --proof-nodes" if larger else ""))
 
 
 class Interrupted(Exception):
@@ -147,16 +152,16 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_local(kind: str, trays: int, seeds: list[int], workers: int, budget: int) -> Iterator[dict[str, Any]]:
+def _run_local(build: Callable[[int], dict[str, Any]], seeds: list[int], workers: int) -> Iterator[dict[str, Any]]:
     if workers <= 1:
         for seed in seeds:
-            yield build_candidate(kind, trays, seed, budget)
+            yield build(seed)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
     try:
-        yield from pool.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds, [budget] * len(seeds))
+        yield from pool.map(build, seeds)
     finally:  # a stop drops the candidates not started
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -189,9 +194,8 @@ def _cluster_threads(client: Any) -> int:
         return 1
 
 
-def _run_dask(kind: str, trays: int, seeds: list[int], client: Any, budget: int) -> Iterator[dict[str, Any]]:
-    futures = client.map(build_candidate, [kind] * len(seeds), [trays] * len(seeds), seeds, [budget] * len(seeds),
-                         pure=True)
+def _run_dask(build: Callable[[int], dict[str, Any]], seeds: list[int], client: Any) -> Iterator[dict[str, Any]]:
+    futures = client.map(build, seeds, pure=True)
     for future in futures:  # in index order
         yield future.result()
 
@@ -242,7 +246,8 @@ def generate_pack(
     if backend != "dask" and scheduler is not None:
         raise RulesError("--scheduler: goes with --backend dask (the local backend has no scheduler)")
     params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
-              "proof_nodes": proof_nodes, "version": GENERATOR_VERSION, "rules": rules_fingerprint()}
+              "proof_node_budget": proof_nodes, "version": GENERATOR_VERSION, "rules": rules_fingerprint()}
+    build = functools.partial(build_candidate, kind, trays, node_budget=proof_nodes)
     client = _dask_client(scheduler) if backend == "dask" else None
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
@@ -251,7 +256,7 @@ def generate_pack(
             if isinstance(r, dict) and r.get("seed") == candidate_seed(kind, seed, i) and _still_holds(kind, trays, r)}
     quotas = _quotas(count, difficulty)
     have: Counter = Counter()
-    report = PackReport(pack={})
+    report = PackReport(pack={}, proof_node_budget=proof_nodes)
     chosen: list[tuple[dict[str, Any], dict[str, Any]]] = []
     keys: set[str] = set()
     batch = 4 * (_cluster_threads(client) if client is not None else max(1, workers))
@@ -267,9 +272,9 @@ def generate_pack(
             todo = [i for i in indices if i not in done]
             seeds = [candidate_seed(kind, seed, i) for i in todo]
             if backend == "dask":
-                fresh = _run_dask(kind, trays, seeds, client, proof_nodes)
+                fresh = _run_dask(build, seeds, client)
             else:
-                fresh = _run_local(kind, trays, seeds, workers, proof_nodes)
+                fresh = _run_local(build, seeds, workers)
             for i, result in zip(todo, fresh):
                 if stop is not None and stop():
                     fresh.close()
@@ -291,7 +296,7 @@ def generate_pack(
                 if on_candidate is not None:
                     on_candidate(i, result, len(chosen))
     if len(chosen) < count:
-        raise Shortfall(len(chosen), count, limit, report.rejected)
+        raise Shortfall(len(chosen), count, limit, report.rejected, proof_nodes)
     order = sorted(range(len(chosen)), key=lambda k: (GRADE_NAMES.index(chosen[k][1]["grade"]),
                                                      chosen[k][1]["difficulty"], k))
     levels = []
@@ -315,7 +320,7 @@ def generate_pack(
             "trays": trays,
             "count": count,
             "difficulty": difficulty,
-            "proof_nodes": proof_nodes,
+            "proof_node_budget": proof_nodes,
             "command": _command(kind, count, seed, trays, difficulty, proof_nodes),
         },
         "levels": levels,
@@ -327,8 +332,14 @@ def _options(recipe: Recipe, trays: int, difficulty: str | None, proof_nodes: in
     """What sets a pack apart from its seed's default one, for its id and title: packs of one seed
     with other trays, a difficulty or another proof budget (which keeps other candidates) are other
     packs (a server holding two refused the second)."""
-    return ([f"{trays} trays"] if trays != recipe.default_trays else []) + ([difficulty] if difficulty else []) \
-        + ([f"{proof_nodes} proof nodes"] if proof_nodes != recipe.node_budget else [])
+    options = []
+    if trays != recipe.default_trays:
+        options.append(f"{trays} trays")
+    if difficulty:
+        options.append(difficulty)
+    if proof_nodes != recipe.node_budget:
+        options.append(f"{proof_nodes} proof nodes")
+    return options
 
 
 def _command(kind: str, count: int, seed: int, trays: int, difficulty: str | None, proof_nodes: int) -> str:
@@ -392,8 +403,9 @@ def _options_hold(options: Any, best: int) -> bool:
                for goal, option in zip(goals, options))
 
 
-_OPTION_NAMES = {"kind": "KIND", "count": "--count", "seed": "--seed", "trays": "--trays",  # the command's spelling
-                 "difficulty": "--difficulty", "proof_nodes": "--proof-nodes"}  # of each parameter
+# the command's spelling of each parameter
+_OPTION_NAMES = {"kind": "KIND", "count": "--count", "seed": "--seed", "trays": "--trays",
+                 "difficulty": "--difficulty", "proof_node_budget": "--proof-nodes"}
 
 
 def _option_text(value: Any) -> str:

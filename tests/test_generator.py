@@ -96,7 +96,7 @@ def generate_counting_builds(out, base_pack: str, monkeypatch) -> list[int]:
     built = []
     real_build = pack_module.build_candidate
     monkeypatch.setattr(pack_module, "build_candidate",
-                        lambda kind, trays, seed, *a: built.append(seed) or real_build(kind, trays, seed, *a))
+                        lambda kind, trays, seed, **kw: built.append(seed) or real_build(kind, trays, seed, **kw))
     report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
     assert json.dumps(report.pack, indent=1) == base_pack
     return built
@@ -302,6 +302,11 @@ def test_a_run_whose_candidates_run_out_exits_1_and_names_the_rejections(tmp_pat
                                       "--out", str(out)])
     assert result.exit_code == 1 and "2 proof budget exceeded" in result.output, result.output
     assert result.output.rstrip().endswith("and so may a larger --proof-nodes")
+    monkeypatch.setattr(generator.pack, "MAX_PROOF_NODES", 1)  # no larger budget to suggest
+    result = CliRunner().invoke(app, ["generate", "sultan", "--count", "1", "--seed", "1", "--proof-nodes", "1",
+                                      "--out", str(out)])
+    assert result.exit_code == 1 and "2 proof budget exceeded" in result.output, result.output
+    assert "--proof-nodes" not in result.output
 
 
 def test_grades_follow_the_measurements():
@@ -464,8 +469,8 @@ def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp
     real = pack_module.build_candidate
     built = []
 
-    def build_then_ctrl_c(*args):
-        result = real(*args)
+    def build_then_ctrl_c(*args, **kw):
+        result = real(*args, **kw)
         built.append(result)
         if len(built) == 2:
             os.kill(os.getpid(), signal.SIGINT)
@@ -627,7 +632,7 @@ def test_proof_nodes_through_the_cli_sets_the_budget_and_is_recorded(tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     pack = json.loads(out.read_text())
-    assert summary["proof_nodes_budget"] == pack["generator"]["proof_nodes"] == 300
+    assert summary["proof_node_budget"] == pack["generator"]["proof_node_budget"] == 300
     assert all(lv["measurements"]["proof_nodes"] <= 300 for lv in pack["levels"])
     assert any(r["reason"] == "proof budget exceeded" for r in summary["rejected"])
     assert pack["id"] == f"{KIND}-3-3trays-300proofnodes" and "300 proof nodes" in pack["title"]
@@ -639,7 +644,7 @@ def test_proof_nodes_through_the_cli_sets_the_budget_and_is_recorded(tmp_path):
     assert again.read_bytes() == out.read_bytes()
     default = json.loads(runner.invoke(app, ["generate", KIND, "--count", "1", "--seed", "3", "--trays", "3",
                                              "--out", str(tmp_path / "d.json"), "--json"]).stdout)
-    assert default["proof_nodes_budget"] == 400_000 and default["id"] == f"{KIND}-3-3trays"
+    assert default["proof_node_budget"] == 400_000 and default["id"] == f"{KIND}-3-3trays"
     for bad in ("0", "10000000001"):
         result = runner.invoke(app, ["generate", KIND, "--count", "1", "--seed", "3", "--proof-nodes", bad,
                                      "--out", str(tmp_path / "bad.json")])
