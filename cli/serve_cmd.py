@@ -371,11 +371,13 @@ def serve(
     """Serve levels, solutions and hints as an HTTP JSON API."""
     # a service manager's stop is Ctrl-C from the start: before the server runs, it ends the
     # command as an interrupt (exit 130) and leaves no new cache behind
-    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    previous = signal.signal(signal.SIGTERM, _stop)
+    previous_int = signal.getsignal(signal.SIGINT)
     try:
         _serve(host, port, packs, db, verbose, cors_origin)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: bool, cors_origin: str | None) -> None:
@@ -427,6 +429,11 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         kept = f"cache: {db_path}" if cache is not None else "no cache"
         typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  ({kept})",
                    err=True)
+        # From here the main thread only takes connections and runs no compiled code, so Ctrl-C
+        # stops it at once, as SIGTERM does (and a second one drops the answers under way).
+        # The command's own handler (watch.interrupt) would hold it back while any compiled
+        # search runs, a hint's in a connection's thread, and raise it there, once it returned.
+        signal.signal(signal.SIGINT, _stop)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
@@ -460,7 +467,8 @@ def _open_cache(db_path: Path, new_db: bool) -> AnswerCache | None:
         return None
 
 
-def _stop_on_sigterm(signum, frame) -> None:
+def _stop(signum, frame) -> None:
+    """SIGTERM from the start, and SIGINT once serving: the main thread's KeyboardInterrupt."""
     raise KeyboardInterrupt
 
 

@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from typer.testing import CliRunner
@@ -403,3 +404,33 @@ def test_a_cache_path_that_cannot_be_made_is_an_error_naming_the_option(tmp_path
     result = CliRunner().invoke(app, ["serve", "--port", "0", "--db", str(blocker / "sub" / "answers.sqlite3")])
     assert result.exit_code == 2 and f"error: --db: cannot open {blocker}/sub/answers.sqlite3: " in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_ctrl_c_while_a_level_hint_is_searched_answers_it_then_stops(tmp_path):
+    """Ctrl-C as a level hint's compiled search runs (in a connection's thread): the hint is
+    answered and the server stops, as SIGTERM does. (An audit: the interrupt meant for a search
+    in the main thread was held for the hint's search, then raised in its thread: the request got
+    no answer, a traceback, and the server went on serving.)"""
+    db = tmp_path / "answers.sqlite3"
+    proc, port, _ = serve_process(tmp_path, db)
+    try:
+        def level_hint(level: str) -> http.client.HTTPConnection:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.request("POST", f"/levels/fixture-pack/{quote(level)}/hint", json.dumps({"moves": []}))
+            return conn
+
+        started = time.perf_counter()
+        warm = level_hint("h1").getresponse()  # the kernels loaded: the next hint is all search
+        assert warm.status == 200, warm.read()
+        searched = time.perf_counter() - started
+        warm.read()
+        asking = level_hint("h2 no solution")  # another level: no answer kept
+        time.sleep(min(0.3, searched / 4))
+        proc.send_signal(signal.SIGINT)
+        answer = asking.getresponse()
+        assert answer.status == 200 and json.loads(answer.read())["solvable"] is True
+        err = proc.communicate(timeout=30)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in err and "stopped" in err, err
