@@ -46,7 +46,9 @@ def _validator(name: str):
 
 
 # the schemas' pattern for ids, which one-line outputs, URLs and file names show: no line break or tab
-ONE_LINE = "^[^\\n\\r\\t\\u0085\\u2028\\u2029]+$"
+# ("(?![\\s\\S])", nothing after, ends the text in every dialect: Python's "$" also matches before a
+# last line break, so "$" took "id\n")
+ONE_LINE = "^[^\\n\\r\\t\\u0085\\u2028\\u2029]+(?![\\s\\S])"
 
 
 def _json_spelled(message: str, instance: Any, expected: Any) -> str:

@@ -1089,7 +1089,7 @@ def test_a_key_given_twice_in_one_object_is_refused(tmp_path):
 
 def test_an_id_is_one_line_of_text(tmp_path):
     """Ids show in one-line outputs (verify's line per level), URLs and file names."""
-    for bad in ("a\nb", "tab\there", "a\u2028b", "a\u0085b"):
+    for bad in ("a\nb", "tab\there", "a\u2028b", "a\u0085b", "a\n", "a\r\n", "\n"):
         assert_bad_input(runner.invoke(app, ["show", write(tmp_path, "id.json", level_data(id=bad))]),
                          "field id: expected one line of text (no line break or tab), got " + json.dumps(bad))
 
