@@ -28,6 +28,8 @@ def export(
     solution: Annotated[bool, typer.Option("--solution", help="svg/png: add the board after each move")] = False,
 ) -> None:
     """Export a level (or every level of a pack) as json, a Tiled map (tmj, tmx) or a picture (svg, png)."""
+    if fmt not in FORMATS:  # said first: --solution's refusal named the format as if it were one
+        raise FormatError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     if solution and fmt not in PICTURES:
         raise FormatError(f"--solution: draws the solution's boards, for {' and '.join(PICTURES)} only "
                           f"(a {fmt} file carries the solution's moves as they are)")

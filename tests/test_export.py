@@ -299,3 +299,14 @@ def test_tray_slots_fit_a_levels_own_wide_pieces():
     assert all(right <= left for (_, right), (left, _) in zip(spans, spans[1:])), spans
     tops = sorted((o["y"], o["y"] + o["height"]) for o in objects)
     assert len({top for top, _ in tops}) == 1  # one tray, one row
+
+
+def test_an_unknown_format_is_named_before_the_solution_strip(tmp_path):
+    """``--format bmp --solution`` said --solution was for svg and png only ('a bmp file carries
+    the solution's moves as they are'), as if bmp were a format (a docs audit)."""
+    src = fx.write_json(tmp_path / "pack.json", fx.pack())
+    for extra in ([], ["--solution"]):
+        result = CliRunner().invoke(app, ["export", str(src), "--format", "bmp", "--out", str(tmp_path / "o"), *extra])
+        assert result.exit_code == 2, result.output
+        assert result.output == "error: --format: expected one of json, tmj, tmx, svg, png, got 'bmp'\n"
+        assert not (tmp_path / "o").exists()
