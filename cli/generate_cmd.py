@@ -32,7 +32,7 @@ def generate(
     proof_nodes: Annotated[Optional[int], typer.Option(help=(
         f"search nodes a candidate's proof may take, 1 to {MAX_PROOF_NODES:,} (default: " + ", ".join(
             f"{k} {r.node_budget:,}" for k, r in RECIPES.items())
-        + "): a larger budget keeps longer levels but takes longer a candidate; the same seed and budget give "
+        + "): a larger budget keeps longer levels, and each candidate takes longer; the same seed and budget give "
           "the same pack on any machine"))] = None,
     workers: Annotated[int, typer.Option(help=f"local worker processes (1 to {MAX_WORKERS})")] = 1,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",

@@ -220,9 +220,9 @@ def generate_pack(
     result comes in, ends the run with ``Interrupted``; the result in hand is not kept, since
     the stop may have cut its proof short (the solver's watchers are how a stop reaches it).
     ``trays`` and ``proof_nodes`` (the node budget of a candidate's proof) None: the recipe's
-    defaults. Writing the pack and removing the partial file are
-    the caller's (``cli/generate_cmd.py``), once the pack is in hand. ``note`` hears of another
-    run's partial file found at ``OUT`` and moved aside (``_load_partial``)."""
+    defaults. Writing the pack and removing the partial file are the caller's
+    (``cli/generate_cmd.py``), once the pack is in hand. ``note`` hears of another run's partial
+    file found at ``OUT`` and moved aside (``_load_partial``)."""
     if kind not in RECIPES:
         raise RulesError(f"KIND: unknown level kind {clipped(repr(kind))} (expected one of {', '.join(RECIPES)})")
     if trays is None:
