@@ -62,29 +62,37 @@ class AnswerCache:
             )
         self.hits = 0
         self.misses = 0
+        self._closed = False  # closed as the server stops: a request still running skips it
 
     @staticmethod
     def key(question: dict[str, Any]) -> str:
         return solver_stamp() + ":" + json.dumps(question, sort_keys=True, separators=(",", ":"))
 
-    def get(self, question: dict[str, Any]) -> Any | None:
+    def get(self, question: dict[str, Any], count: bool = True) -> Any | None:
         """The cached answer, or None. The cache only saves work: a database that fails (locked
-        by another process past the timeout, damaged, of another shape) is a miss, with a note."""
+        by another process past the timeout, damaged, of another shape) is a miss, with a note.
+        ``count``: add it to the hits or misses (a second look for the same request does not)."""
         key = self.key(question)
         try:
             with self._lock:
+                if self._closed:
+                    return None
                 row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
             answer = None if row is None else json.loads(row[0])
         except (sqlite3.Error, ValueError) as err:
             self._note("read", err)
             answer = None
+        if not count:
+            return answer
         if answer is None:
             self.misses += 1
             return None
         self.hits += 1
         try:  # the hit counter is for the curious: a failure to write it costs the answer nothing
-            with self._lock, self._db:
-                self._db.execute("UPDATE answers SET hits = hits + 1 WHERE key = ?", (key,))
+            with self._lock:
+                if not self._closed:
+                    with self._db:
+                        self._db.execute("UPDATE answers SET hits = hits + 1 WHERE key = ?", (key,))
         except sqlite3.Error as err:
             self._note("count a hit in", err)
         return answer
@@ -92,9 +100,11 @@ class AnswerCache:
     def put(self, question: dict[str, Any], answer: Any) -> None:
         """Keep the answer; a database that fails is noted and the answer served all the same."""
         try:
-            with self._lock, self._db:
-                self._db.execute("INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)",
-                                 (self.key(question), json.dumps(answer)))
+            with self._lock:
+                if not self._closed:
+                    with self._db:
+                        self._db.execute("INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)",
+                                         (self.key(question), json.dumps(answer)))
         except sqlite3.Error as err:
             self._note("write", err)
 
@@ -104,4 +114,5 @@ class AnswerCache:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             self._db.close()

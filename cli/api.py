@@ -327,15 +327,22 @@ class Api:
             if flight.answer is not None:
                 return flight.answer, "shared"
             return solve(), "miss"  # the first solve failed: try again here
+        how = "miss"
         try:
-            flight.answer = solve()
-            if self.cache is not None:
-                self.cache.put(question, flight.answer)
+            # Another request's solve may have ended between the look in the cache above and
+            # here (its answer kept, its flight gone): looked up again, not solved twice.
+            again = self.cache.get(question, count=False) if self.cache is not None else None
+            if again is not None:
+                flight.answer, how = again, "hit"
+            else:
+                flight.answer = solve()
+                if self.cache is not None:
+                    self.cache.put(question, flight.answer)
         finally:
             with self._in_flight_lock:
                 del self._in_flight[key]
             flight.done.set()
-        return flight.answer, "miss"
+        return flight.answer, how
 
     @staticmethod
     def _level_digest(level: Level) -> str:

@@ -267,16 +267,16 @@ class ApiServer(ThreadingHTTPServer):
                     self.under_way -= 1
                     self._quiet.notify_all()
 
-    def finish(self) -> int:
-        """Stop taking requests and wait for those under way to be answered; a second Ctrl-C
-        (or SIGTERM) stops waiting. The number of requests left unanswered."""
+    def finish(self, drop: threading.Event | None = None) -> int:
+        """Stop taking requests and wait for those under way to be answered, until ``drop`` is
+        set (a second signal) or a second Ctrl-C. The number of requests left unanswered."""
         with self._quiet:
             self.stopping = True
-            if self.under_way:
+            if self.under_way and not (drop and drop.is_set()):
                 print(f"stopping: answering the {self.under_way} request(s) under way first "
                       f"(Ctrl-C again to drop them)", file=sys.stderr)
             try:
-                while self.under_way:
+                while self.under_way and not (drop and drop.is_set()):
                     self._quiet.wait(0.2)
             except KeyboardInterrupt:
                 pass
@@ -317,11 +317,26 @@ class ApiServer(ThreadingHTTPServer):
 
     def _busy(self, request) -> None:
         """503 to a connection past ``max_connections``, without reading its request."""
-        body = json.dumps({"error": f"the server is busy ({self.max_connections} connections open); "
-                                    "try again"}).encode("utf-8")
+        self._unread_503(request, f"the server is busy ({self.max_connections} connections open); try again",
+                         "Retry-After: 1\r\n")
+
+    def refuse_waiting(self) -> None:
+        """503 to the connections still waiting to be taken as the server stops (once the
+        accepting loop has ended): closing the listening socket reset them (a concurrency audit:
+        16 of a burst of 40 while hints were being solved)."""
+        self.socket.setblocking(False)
+        while True:
+            try:
+                request, _ = self.socket.accept()
+            except OSError:  # none left (or the socket already closed)
+                return
+            self._unread_503(request, "the server is stopping")
+
+    def _unread_503(self, request, message: str, extra: str = "") -> None:
+        body = json.dumps({"error": message}).encode("utf-8")
         cors = "".join(f"{name}: {value}\r\n" for name, value in cors_headers(self.RequestHandlerClass.cors_origin))
         head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\nRetry-After: 1\r\n{cors}Connection: close\r\n\r\n")
+                f"Content-Length: {len(body)}\r\n{extra}{cors}Connection: close\r\n\r\n")
         try:  # without blocking the loop that accepts: the answer fits the socket's buffer, and
             request.setblocking(False)  # what of the request has come is read, so that the close
             request.sendall(head.encode("ascii") + body)  # sends the answer rather than a reset
@@ -429,21 +444,34 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         kept = f"cache: {db_path}" if cache is not None else "no cache"
         typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  ({kept})",
                    err=True)
-        # From here the main thread only takes connections and runs no compiled code, so Ctrl-C
-        # stops it at once, as SIGTERM does (and a second one drops the answers under way).
-        # The command's own handler (watch.interrupt) would hold it back while any compiled
-        # search runs, a hint's in a connection's thread, and raise it there, once it returned.
+        # Connections are taken on a thread of their own, which a signal never interrupts: an
+        # interrupt in socketserver's loop closes the connection it was starting, whose thread
+        # may already be answering it (a concurrency audit: cut-off answers, 'Bad file
+        # descriptor', 9 stops in 10 under load). The main thread only waits, so a signal's
+        # KeyboardInterrupt lands here; it runs no compiled code, so Ctrl-C stops it at once, as
+        # SIGTERM does. (The command's own handler, watch.interrupt, would hold it back while any
+        # compiled search runs, a hint's in a connection's thread, and raise it in that thread.)
         signal.signal(signal.SIGINT, _stop)
-        server.serve_forever()
+        accepting = threading.Thread(target=server.serve_forever, args=(0.1,), name="accept", daemon=True)
+        accepting.start()
+        while accepting.is_alive():
+            accepting.join(0.5)
     except KeyboardInterrupt:
         pass
     finally:
+        # a second signal, from here on, only stops the waiting for the answers under way (raised
+        # as a KeyboardInterrupt, it could land anywhere below: the cache was left open)
+        drop = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda signum, frame: drop.set())
+        server.shutdown()  # the accepting loop ends (at its next poll, a tenth of a second at most)
+        server.refuse_waiting()
         server.server_close()  # no new connections while the last answers go out
-        dropped = server.finish()
+        dropped = server.finish(drop)
         if dropped:
             print(f"note: stopped with {dropped} request(s) unanswered", file=sys.stderr)
-        elif cache is not None:
-            cache.close()  # (with requests still running, the exit closes it)
+        if cache is not None:
+            cache.close()  # its write-ahead files folded in (a dropped request's thread then skips it)
         typer.echo("stopped", err=True)
 
 

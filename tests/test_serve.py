@@ -586,3 +586,34 @@ def test_a_hint_body_with_a_byte_order_mark_reads_as_without_and_long_errors_are
     huge = api.handle("POST", "/hint", json.dumps({**question, "rules": "r" * 50_000}).encode())
     assert huge.status == 400 and len(huge.body["error"]) <= 600
     assert huge.body["error"].startswith("field rules: ") and "characters)" in huge.body["error"]
+
+
+def test_a_question_answered_between_a_requests_two_looks_is_not_solved_again(tmp_path):
+    """A request that misses the cache just before another request's solve keeps its answer, and
+    reaches the table of solves under way just after that solve has left it, looks in the cache
+    again rather than solving the question twice (a concurrency audit, with a delay put there)."""
+    first_done = threading.Event()
+    solves = []
+
+    class Racing(AnswerCache):
+        def get(self, question, count=True):
+            answer = super().get(question, count)
+            if threading.current_thread().name == "late" and count:
+                first_done.wait(10)  # the first request's solve ends, kept, in between
+            return answer
+
+    api = Api({}, Racing(tmp_path / "cache.sqlite3"))
+    question = {"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}
+
+    def solve():
+        solves.append(1)
+        return {"answer": 42}
+
+    answers = {}
+    late = threading.Thread(name="late", target=lambda: answers.update(late=api._answer_once(question, solve)))
+    late.start()
+    answers["first"] = api._answer_once(question, solve)
+    first_done.set()
+    late.join(10)
+    assert answers == {"first": ({"answer": 42}, "miss"), "late": ({"answer": 42}, "hit")}
+    assert len(solves) == 1
