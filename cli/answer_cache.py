@@ -109,8 +109,8 @@ class AnswerCache:
             self._note("write", err)
 
     def _note(self, what: str, err: Exception) -> None:
-        print(f"note: cannot {what} the answer cache ({type(err).__name__}: {err}); answering without it",
-              file=sys.stderr)
+        sys.stderr.write(f"note: cannot {what} the answer cache ({type(err).__name__}: {err}); "
+                         "answering without it\n")  # one write: connections' threads write at once
 
     def close(self) -> None:
         with self._lock:

@@ -236,7 +236,7 @@ class Api:
         except TenfoldError as err:
             return error(400, str(err))
         except Exception as err:  # a bug, not the client's fault: answer, log, keep serving
-            print(f"error: {method} {target}: {type(err).__name__}: {err}", file=sys.stderr)
+            sys.stderr.write(f"error: {method} {target}: {type(err).__name__}: {err}\n")  # one write: threads
             return error(500, f"internal error: {type(err).__name__}")
 
     def _route(self, method: str, target: str, body: bytes) -> Response:

@@ -273,8 +273,8 @@ class ApiServer(ThreadingHTTPServer):
         with self._quiet:
             self.stopping = True
             if self.under_way and not (drop and drop.is_set()):
-                print(f"stopping: answering the {self.under_way} request(s) under way first "
-                      f"(Ctrl-C again to drop them)", file=sys.stderr)
+                sys.stderr.write(f"stopping: answering the {self.under_way} request(s) under way first "
+                                 f"(Ctrl-C again to drop them)\n")
             try:
                 while self.under_way and not (drop and drop.is_set()):
                     self._quiet.wait(0.2)
@@ -347,8 +347,14 @@ class ApiServer(ThreadingHTTPServer):
             self.shutdown_request(request)
 
     def handle_error(self, request, client_address) -> None:
-        # A connection that broke mid-request is that client's problem; the server goes on.
-        print(f"note: request from {client_address[0]} failed: {sys.exc_info()[1]!r}", file=sys.stderr)
+        # A connection that broke mid-request is that client's problem; the server goes on. A
+        # client that went away (a reset, a closed pipe: common, and a flood under load) is said
+        # with --verbose only. One write a line: connections' threads write at once.
+        err = sys.exc_info()[1]
+        if self.RequestHandlerClass.quiet and isinstance(err, (ConnectionResetError, BrokenPipeError,
+                                                               ConnectionAbortedError)):
+            return
+        sys.stderr.write(f"note: request from {client_address[0]} failed: {err!r}\n")
 
 
 def check_origin(origin: str) -> None:

@@ -520,3 +520,23 @@ def test_a_second_signal_drops_the_answers_under_way_and_still_closes_the_cache(
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert "note: stopped with 1 request(s) unanswered" in err and "stopped" in err, err
     assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists(), err
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_a_client_that_went_away_is_said_with_verbose_only(capsys, verbose):
+    """A reset or a closed pipe is the client's business, and under load a flood of notes (a
+    concurrency audit): said with --verbose only; any other failure always, one line each."""
+    server = make_server(Api({}, None), "127.0.0.1", 0, verbose=verbose)
+    try:
+        for err in (ConnectionResetError(104, "Connection reset by peer"), BrokenPipeError(32, "Broken pipe"),
+                    OSError(9, "Bad file descriptor")):
+            try:
+                raise err
+            except OSError:
+                server.handle_error(None, ("127.0.0.1", 5))
+    finally:
+        server.server_close()
+    said = capsys.readouterr().err.splitlines()
+    assert said == ([f"note: request from 127.0.0.1 failed: {e}" for e in (
+        "ConnectionResetError(104, 'Connection reset by peer')", "BrokenPipeError(32, 'Broken pipe')")]
+        if verbose else []) + ["note: request from 127.0.0.1 failed: OSError(9, 'Bad file descriptor')"]
