@@ -107,9 +107,10 @@ def json_kind(value: Any) -> str:
 
 
 # Where a string of the text may hold what ``_NOT_TEXT`` finds: such a character itself, or an
-# escape that spells one (``\u0001``, ``\ud800``, ``\uFFFE``; also ones that spell a tab or a
-# line break, which are text, and a backslash's own escape before a ``u``: ``not_text`` decides).
-_MAYBE_NOT_TEXT = re.compile(_NOT_TEXT.pattern + r"|\\u(?:00[01]|[dD][89a-fA-F]|[fF]{3}[eEfF])")
+# escape that spells one (``\u0001``, ``\ud800``, ``\uFFFE``, and JSON's short ``\b`` and ``\f``,
+# which let a form feed into an id; also ones that spell a tab or a line break, which are text,
+# and a backslash's own escape before a ``u``, ``b`` or ``f``: ``not_text`` decides).
+_MAYBE_NOT_TEXT = re.compile(_NOT_TEXT.pattern + r"|\\u(?:00[01]|[dD][89a-fA-F]|[fF]{3}[eEfF])|\\[bf]")
 
 
 def load_json(text: str, what: str) -> Any:

@@ -283,6 +283,8 @@ def test_play_deals_file_errors(tmp_path):
     ('{"format": "tenfold.level/1", "id": "\\ud800"}', ("level.json", "field id", "lone surrogate", "\\ud800")),
     ('{"levels": [{"id": "ok"}, {"trays": [["\\udfff"]]}]}', ("field levels[1].trays[0][0]", "lone surrogate")),
     ('{"format": "tenfold.level/1", "id": "a\\u0001b"}', ("field id", "control character", "\\u0001")),
+    ('{"format": "tenfold.level/1", "id": "a\\fb"}', ("field id", "control character", "\\u000c")),
+    ('{"format": "tenfold.level/1", "id": "a\\bb"}', ("field id", "control character", "\\u0008")),
     ('{"levels": [{"id": "ok", "grade": "x\\u001b[2J"}]}', ("field levels[0].grade", "control character")),
     ('{"levels": [{"id": "ok", "difficulty": NaN}]}', ("field levels[0].difficulty", "NaN", "not a number JSON")),
     ('{"format": "tenfold.level/1", "x": [1, -Infinity]}', ("field x[1]", "-Infinity", "not a number JSON")),

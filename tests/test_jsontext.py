@@ -15,9 +15,10 @@ from solver.jsontext import _NotANumber, _number, _unique_keys, load_json, not_t
 # string pieces: plain, escaped text (é, a tab, a line break, a surrogate pair, a backslash
 # before a u), raw non-ASCII, and what is not text, raw or escaped, in both cases of hex
 GOOD = ["a", "S", "#", " ", "\\u00e9", "\\t", "\\n", "\\u0009", "\\u000A", "\\ud83d\\ude00", "\\\\u0001",
-        "\\\\ud800", "é", "\u2028", "\\u0041", "\\/", "\\\"", "\\u00ff", "\\uabcd", "\\ufffd", "\ufffd"]
+        "\\\\ud800", "é", "\u2028", "\\u0041", "\\/", "\\\"", "\\u00ff", "\\uabcd", "\\ufffd", "\ufffd",
+        "\\\\b", "\\\\f"]  # (a backslash, then b or f: text)
 BAD = ["\\u0001", "\\u001f", "\\u001F", "\\ud800", "\\uDC00", "\\udbff", "\\ufffe", "\\uFFFF", "\ufffe",
-       "\uffff", "\\u000b", "\\u0000"]
+       "\uffff", "\\u000b", "\\u0000", "\\b", "\\f"]  # (JSON's short escapes of a backspace and a form feed)
 NUMBERS = ["0", "-1", "12", "1.5", "-0.25e3", "5.0", "1e308", "9" * 30]
 ODD_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e400", "-2E999"]
 
