@@ -68,10 +68,11 @@ class AnswerCache:
     def key(question: dict[str, Any]) -> str:
         return solver_stamp() + ":" + json.dumps(question, sort_keys=True, separators=(",", ":"))
 
-    def get(self, question: dict[str, Any], count: bool = True) -> Any | None:
+    def get(self, question: dict[str, Any], again: bool = False) -> Any | None:
         """The cached answer, or None. The cache only saves work: a database that fails (locked
         by another process past the timeout, damaged, of another shape) is a miss, with a note.
-        ``count``: add it to the hits or misses (a second look for the same request does not)."""
+        ``again``: a second look for a request whose first was counted a miss; found now, it
+        counts as a hit instead."""
         key = self.key(question)
         try:
             with self._lock:
@@ -82,11 +83,10 @@ class AnswerCache:
         except (sqlite3.Error, ValueError) as err:
             self._note("read", err)
             answer = None
-        if not count:
-            return answer
         if answer is None:
-            self.misses += 1
+            self.misses += 0 if again else 1
             return None
+        self.misses -= 1 if again else 0
         self.hits += 1
         try:  # the hit counter is for the curious: a failure to write it costs the answer nothing
             with self._lock:

@@ -331,7 +331,7 @@ class Api:
         try:
             # Another request's solve may have ended between the look in the cache above and
             # here (its answer kept, its flight gone): looked up again, not solved twice.
-            again = self.cache.get(question, count=False) if self.cache is not None else None
+            again = self.cache.get(question, again=True) if self.cache is not None else None
             if again is not None:
                 flight.answer, how = again, "hit"
             else:

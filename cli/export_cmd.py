@@ -11,7 +11,7 @@ from typing import Annotated, Callable, Optional
 import typer
 
 from cli.common import cli_errors, naming_option, out_path, read_json_arg, source_name, write_files_atomically
-from generator.export import FORMATS, export_plan
+from generator.export import FORMATS, check_format, export_plan
 from generator.render import PAGE_LEVELS, PAGE_NAME, pack_pages
 from solver.errors import FormatError, RulesError
 from solver.level import Pack, parse_level_or_pack
@@ -28,8 +28,7 @@ def export(
     solution: Annotated[bool, typer.Option("--solution", help="svg/png: add the board after each move")] = False,
 ) -> None:
     """Export a level (or every level of a pack) as json, a Tiled map (tmj, tmx) or a picture (svg, png)."""
-    if fmt not in FORMATS:  # said first: --solution's refusal named the format as if it were one
-        raise FormatError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    check_format(fmt)  # said first: --solution's refusal named the format as if it were one
     if solution and fmt not in PICTURES:
         raise FormatError(f"--solution: draws the solution's boards, for {' and '.join(PICTURES)} only "
                           f"(a {fmt} file carries the solution's moves as they are)")

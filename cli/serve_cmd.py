@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import selectors
 import signal
 import sqlite3
 import sys
@@ -24,6 +25,9 @@ from cli.answer_cache import AnswerCache, default_db_path
 from cli.api import MAX_BODY, Api, Response, load_packs
 from cli.common import cli_errors, naming_option, refuse_empty
 from solver.errors import FormatError, RulesError, clipped
+
+# what socketserver's loop waits on: poll where there is one (select stops at 1,024 descriptors)
+_ServerSelector = getattr(selectors, "PollSelector", selectors.SelectSelector)
 
 
 class ApiHandler(BaseHTTPRequestHandler):
@@ -269,7 +273,8 @@ class ApiServer(ThreadingHTTPServer):
 
     def finish(self, drop: threading.Event | None = None) -> int:
         """Stop taking requests and wait for those under way to be answered, until ``drop`` is
-        set (a second signal) or a second Ctrl-C. The number of requests left unanswered."""
+        set (``serve``'s handlers set it at a second signal) or a KeyboardInterrupt (where no such
+        handler is set). The number of requests left unanswered."""
         with self._quiet:
             self.stopping = True
             if self.under_way and not (drop and drop.is_set()):
@@ -291,10 +296,11 @@ class ApiServer(ThreadingHTTPServer):
         try:
             super().process_request(request, client_address)
         except BaseException:
-            # Starting the thread failed, or Ctrl-C / SIGTERM came while it started (Thread.start
-            # waits for it): the slot is freed here only if the thread never took it. Freeing it
-            # twice raised ValueError in place of the KeyboardInterrupt, which the accepting loop
-            # then logged and went on: the server did not stop.
+            # Starting the thread failed, or an interrupt came while it started (Thread.start
+            # waits for it; ``serve`` runs this loop on a thread signals never reach, but the class
+            # holds where it runs on the main one): the slot is freed here only if the thread never
+            # took it. Freeing it twice raised ValueError in place of the KeyboardInterrupt, which
+            # the accepting loop then logged and went on: the server did not stop.
             if self._take(request):
                 self._slots.release()
             raise
@@ -320,12 +326,22 @@ class ApiServer(ThreadingHTTPServer):
         self._unread_503(request, f"the server is busy ({self.max_connections} connections open); try again",
                          "Retry-After: 1\r\n")
 
+    def accept_until(self, stop: threading.Event) -> None:
+        """``serve_forever``'s loop, ended by ``stop``: its own end, ``shutdown()``, waits for
+        ever where the loop never ran (a stop just as the server starts: a review, 11 in 40)."""
+        with _ServerSelector() as selector:
+            selector.register(self, selectors.EVENT_READ)
+            while not stop.is_set():
+                if selector.select(0.1):
+                    self._handle_request_noblock()
+
     def refuse_waiting(self) -> None:
         """503 to the connections still waiting to be taken as the server stops (once the
         accepting loop has ended): closing the listening socket reset them (a concurrency audit:
-        16 of a burst of 40 while hints were being solved)."""
+        16 of a burst of 40 while hints were being solved). At most one backlog's worth, so that
+        clients connecting without end cannot hold the stop off."""
         self.socket.setblocking(False)
-        while True:
+        for _ in range(self.request_queue_size):
             try:
                 request, _ = self.socket.accept()
             except OSError:  # none left (or the socket already closed)
@@ -445,6 +461,8 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         if isinstance(err, OSError):
             raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
         raise
+    stop = threading.Event()
+    accepting = threading.Thread(target=server.accept_until, args=(stop,), name="accept", daemon=True)
     try:
         bound_host, bound_port = server.server_address[:2]
         kept = f"cache: {db_path}" if cache is not None else "no cache"
@@ -458,7 +476,6 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         # SIGTERM does. (The command's own handler, watch.interrupt, would hold it back while any
         # compiled search runs, a hint's in a connection's thread, and raise it in that thread.)
         signal.signal(signal.SIGINT, _stop)
-        accepting = threading.Thread(target=server.serve_forever, args=(0.1,), name="accept", daemon=True)
         accepting.start()
         while accepting.is_alive():
             accepting.join(0.5)
@@ -470,7 +487,9 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         drop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda signum, frame: drop.set())
-        server.shutdown()  # the accepting loop ends (at its next poll, a tenth of a second at most)
+        stop.set()  # the accepting loop ends at its next poll, a tenth of a second at most
+        if accepting.ident is not None:  # (started: a stop before then leaves nothing to wait for)
+            accepting.join()
         server.refuse_waiting()
         server.server_close()  # no new connections while the last answers go out
         dropped = server.finish(drop)

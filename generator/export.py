@@ -24,6 +24,11 @@ from .picture import level_picture
 FORMATS = ("json", "tmj", "tmx", "svg", "png")
 
 
+def check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise FormatError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
 def level_json(level: Level) -> str:
     """The canonical level file, checked against the level schema before it is written."""
     data = level.to_json()
@@ -33,6 +38,7 @@ def level_json(level: Level) -> str:
 
 def level_bytes(level: Level, fmt: str, with_solution: bool = False, pack_id: str | None = None) -> bytes:
     """One level in ``fmt``; ``with_solution`` adds the solution strip to svg and png pictures."""
+    check_format(fmt)
     if fmt == "json":
         return level_json(level).encode("utf-8")
     if fmt == "tmj":
@@ -41,9 +47,7 @@ def level_bytes(level: Level, fmt: str, with_solution: bool = False, pack_id: st
         return tiled.tmx_text(level, pack_id).encode("utf-8")
     if fmt == "svg":
         return to_svg(level_picture(level, with_solution)).encode("utf-8")
-    if fmt == "png":
-        return to_png(level_picture(level, with_solution))
-    raise FormatError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    return to_png(level_picture(level, with_solution))  # png
 
 
 def file_stem(level_id: str) -> str:
@@ -69,8 +73,7 @@ def export_plan(item: Level | Pack, fmt: str, out: Path, with_solution: bool = F
     without the solution asked for, a solution the rules refuse, two levels
     to one file) fails here, before any file is made.
     """
-    if fmt not in FORMATS:
-        raise FormatError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    check_format(fmt)
     pack_id = item.id if isinstance(item, Pack) else None
     if isinstance(item, Pack) and level_id is None:
         if not item.levels:

@@ -593,12 +593,13 @@ def test_a_question_answered_between_a_requests_two_looks_is_not_solved_again(tm
     reaches the table of solves under way just after that solve has left it, looks in the cache
     again rather than solving the question twice (a concurrency audit, with a delay put there)."""
     first_done = threading.Event()
-    solves = []
+    solves, late_looked = [], []
 
     class Racing(AnswerCache):
-        def get(self, question, count=True):
-            answer = super().get(question, count)
-            if threading.current_thread().name == "late" and count:
+        def get(self, question, again=False):
+            answer = super().get(question, again)
+            if threading.current_thread().name == "late" and not again:
+                late_looked.append(answer)
                 first_done.wait(10)  # the first request's solve ends, kept, in between
             return answer
 
@@ -612,8 +613,10 @@ def test_a_question_answered_between_a_requests_two_looks_is_not_solved_again(tm
     answers = {}
     late = threading.Thread(name="late", target=lambda: answers.update(late=api._answer_once(question, solve)))
     late.start()
+    wait_until(lambda: late_looked)  # its first look made (a miss: nothing is kept yet)
     answers["first"] = api._answer_once(question, solve)
     first_done.set()
     late.join(10)
+    assert late_looked == [None]
     assert answers == {"first": ({"answer": 42}, "miss"), "late": ({"answer": 42}, "hit")}
-    assert len(solves) == 1
+    assert len(solves) == 1 and (api.cache.hits, api.cache.misses) == (1, 1)  # as the two answers say

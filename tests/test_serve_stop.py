@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import signal
 import socket
@@ -540,3 +541,33 @@ def test_a_client_that_went_away_is_said_with_verbose_only(capsys, verbose):
     assert said == ([f"note: request from 127.0.0.1 failed: {e}" for e in (
         "ConnectionResetError(104, 'Connection reset by peer')", "BrokenPipeError(32, 'Broken pipe')")]
         if verbose else []) + ["note: request from 127.0.0.1 failed: OSError(9, 'Bad file descriptor')"]
+
+
+def test_a_stop_just_as_the_server_starts_ends_it(tmp_path):
+    """A signal the moment the serving line is out, or that line failing (stderr a pipe no one
+    reads), came before the accepting loop ran, and the stop then waited for ever for a loop
+    that never started (a review: 11 hangs in 40 starts; only SIGKILL ended it)."""
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    command = [tenfold, "serve", "--port", "0", "--packs", str(tmp_path), "--db", str(tmp_path / "c.db")]
+    for n in range(6):
+        proc = subprocess.Popen(command, stderr=subprocess.PIPE,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        said = b""
+        while b"serving" not in said and (byte := proc.stderr.read(1)):
+            said += byte
+        proc.send_signal(signal.SIGINT if n % 2 else signal.SIGTERM)
+        try:
+            proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError(f"start {n}: still running 20 s after the signal") from None
+        assert proc.returncode in (0, 130), (n, proc.returncode)
+    unread, stderr = os.pipe()
+    os.close(unread)
+    proc = subprocess.Popen(command, stderr=stderr, stdout=subprocess.DEVNULL)
+    os.close(stderr)
+    try:
+        assert proc.wait(timeout=30) != 0  # its stderr gone: it stops, and says so as it can
+    finally:
+        if proc.poll() is None:
+            proc.kill()
