@@ -454,6 +454,8 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
     try:
         cache = _open_cache(db_path, new_db)
         server = make_server(Api(loaded, cache), host, port, verbose=verbose, cors_origin=cors_origin)
+        stop = threading.Event()
+        accepting = threading.Thread(target=server.accept_until, args=(stop,), name="accept", daemon=True)
     except BaseException as err:  # a cache path or port the user can fix, or an interrupt: nothing left
         if cache is not None:
             cache.close()
@@ -461,8 +463,6 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         if isinstance(err, OSError):
             raise FormatError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
         raise
-    stop = threading.Event()
-    accepting = threading.Thread(target=server.accept_until, args=(stop,), name="accept", daemon=True)
     try:
         bound_host, bound_port = server.server_address[:2]
         kept = f"cache: {db_path}" if cache is not None else "no cache"
