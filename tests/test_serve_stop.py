@@ -519,7 +519,7 @@ def test_a_second_signal_drops_the_answers_under_way_and_still_closes_the_cache(
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0 and "Traceback" not in err, err
-    assert "note: stopped with 1 request(s) unanswered" in err and "stopped" in err, err
+    assert "note: stopped without waiting for 1 request(s) under way" in err and "stopped" in err, err
     assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists(), err
 
 
@@ -571,3 +571,78 @@ def test_a_stop_just_as_the_server_starts_ends_it(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_first_stop_signal_interrupts_and_any_later_one_only_drops():
+    """One handler for SIGTERM and SIGINT: the first raises the KeyboardInterrupt that stops the
+    server, any later one only stops the wait for the answers under way. (A second handler put
+    in place by the stop itself came too late for a second signal 0.2-0.4 ms after the first:
+    its KeyboardInterrupt escaped the cleanup, exit 130 and the cache left open.)"""
+    from cli.serve_cmd import _Stops
+
+    stops = _Stops()
+    with pytest.raises(KeyboardInterrupt):
+        stops(signal.SIGTERM, None)
+    assert not stops.drop.is_set()
+    stops(signal.SIGINT, None)  # no raise
+    stops(signal.SIGTERM, None)
+    assert stops.drop.is_set()
+
+
+def test_stop_signals_wait_while_the_accepting_thread_starts():
+    """A signal inside Thread.start left the accepting thread not yet started, to run later on
+    a closed socket ('Invalid file descriptor', a traceback in 18 of 40 starts): held meanwhile,
+    it is taken once the block is done, and a second one held with it only drops."""
+    from cli.serve_cmd import _Stops
+
+    for signals in (1, 2):
+        stops = _Stops()
+        previous = signal.signal(signal.SIGTERM, stops)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                with stops.held():
+                    for _ in range(signals):
+                        os.kill(os.getpid(), signal.SIGTERM)
+                        time.sleep(0.05)  # (taken by the handler, which holds it)
+                    assert stops.count == 0 and not stops.drop.is_set()
+            assert stops.count == signals and stops.drop.is_set() == (signals == 2)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    stops = _Stops()
+    with stops.held():
+        pass  # none came: nothing raised
+    assert stops.count == 0
+
+
+def test_a_head_request_refused_gets_no_body():
+    """A HEAD answer has no body, refusals too (503 while stopping, 400, 501 sent one)."""
+    server = running(Held())
+    try:
+        host, port = server.server_address[:2]
+        server.stopping = True
+        with socket.create_connection((host, port), timeout=10) as client:
+            client.sendall(b"HEAD /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            reply = b""
+            while chunk := client.recv(4096):
+                reply += chunk
+        head, body = reply.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 503 ") and b"Content-Length: 35" in head and body == b"", reply
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_server_whose_accepting_loop_fails_exits_1(tmp_path, monkeypatch):
+    """A loop that takes connections and dies stopped the server with exit 0, 'stopped', as a
+    clean stop: a service manager would not restart it."""
+    from cli.serve_cmd import ApiServer
+
+    def broken(self, stop):
+        raise RuntimeError("the loop broke")
+
+    monkeypatch.setattr(ApiServer, "accept_until", broken)
+    monkeypatch.setattr(threading, "excepthook", lambda args: None)  # (its traceback, in the real one)
+    result = CliRunner().invoke(app, ["serve", "--port", "0", "--packs", str(tmp_path), "--db",
+                                      str(tmp_path / "c.db")])
+    assert result.exit_code == 1, result.output
+    assert "error: the server stopped: its loop that takes connections failed" in result.output
