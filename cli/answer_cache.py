@@ -84,9 +84,11 @@ class AnswerCache:
             self._note("read", err)
             answer = None
         if answer is None:
-            self.misses += 0 if again else 1
+            if not again:
+                self.misses += 1
             return None
-        self.misses -= 1 if again else 0
+        if again:  # its first look was counted a miss
+            self.misses -= 1
         self.hits += 1
         try:  # the hit counter is for the curious: a failure to write it costs the answer nothing
             with self._lock:

@@ -324,7 +324,7 @@ class ApiServer(ThreadingHTTPServer):
     def _busy(self, request) -> None:
         """503 to a connection past ``max_connections``, without reading its request."""
         self._unread_503(request, f"the server is busy ({self.max_connections} connections open); try again",
-                         "Retry-After: 1\r\n")
+                         headers="Retry-After: 1\r\n")
 
     def accept_until(self, stop: threading.Event) -> None:
         """``serve_forever``'s loop, ended by ``stop``: its own end, ``shutdown()``, waits for
@@ -348,11 +348,13 @@ class ApiServer(ThreadingHTTPServer):
                 return
             self._unread_503(request, "the server is stopping")
 
-    def _unread_503(self, request, message: str, extra: str = "") -> None:
+    def _unread_503(self, request, message: str, headers: str = "") -> None:
+        """503 with ``message`` (and ``headers``, each ending in CRLF) to a connection whose request
+        is not read, then closed."""
         body = json.dumps({"error": message}).encode("utf-8")
         cors = "".join(f"{name}: {value}\r\n" for name, value in cors_headers(self.RequestHandlerClass.cors_origin))
         head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\n{extra}{cors}Connection: close\r\n\r\n")
+                f"Content-Length: {len(body)}\r\n{headers}{cors}Connection: close\r\n\r\n")
         try:  # without blocking the loop that accepts: the answer fits the socket's buffer, and
             request.setblocking(False)  # what of the request has come is read, so that the close
             request.sendall(head.encode("ascii") + body)  # sends the answer rather than a reset
