@@ -75,10 +75,7 @@ class AnswerCache:
         counts as a hit instead."""
         key = self.key(question)
         try:
-            with self._lock:
-                if self._closed:
-                    return None
-                row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+            row = self._execute("SELECT answer FROM answers WHERE key = ?", (key,))
             answer = None if row is None else json.loads(row[0])
         except (sqlite3.Error, ValueError) as err:
             self._note("read", err)
@@ -91,10 +88,7 @@ class AnswerCache:
             self.misses -= 1
         self.hits += 1
         try:  # the hit counter is for the curious: a failure to write it costs the answer nothing
-            with self._lock:
-                if not self._closed:
-                    with self._db:
-                        self._db.execute("UPDATE answers SET hits = hits + 1 WHERE key = ?", (key,))
+            self._execute("UPDATE answers SET hits = hits + 1 WHERE key = ?", (key,), write=True)
         except sqlite3.Error as err:
             self._note("count a hit in", err)
         return answer
@@ -102,13 +96,23 @@ class AnswerCache:
     def put(self, question: dict[str, Any], answer: Any) -> None:
         """Keep the answer; a database that fails is noted and the answer served all the same."""
         try:
-            with self._lock:
-                if not self._closed:
-                    with self._db:
-                        self._db.execute("INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)",
-                                         (self.key(question), json.dumps(answer)))
+            self._execute("INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)",
+                          (self.key(question), json.dumps(answer)), write=True)
         except sqlite3.Error as err:
             self._note("write", err)
+
+    def _execute(self, sql: str, args: tuple, write: bool = False) -> tuple | None:
+        """``sql`` on the database, one request at a time (a write in a transaction of its own):
+        a read's first row, or None; nothing once the cache is closed (as the server stops, a
+        request still running skips it)."""
+        with self._lock:
+            if self._closed:
+                return None
+            if write:
+                with self._db:
+                    self._db.execute(sql, args)
+                return None
+            return self._db.execute(sql, args).fetchone()
 
     def _note(self, what: str, err: Exception) -> None:
         sys.stderr.write(f"note: cannot {what} the answer cache ({type(err).__name__}: {err}); "

@@ -239,14 +239,15 @@ class Level:
         game, tray, deals = self._spelled_start()
         return spell_moves(game, tray, moves, deals)
 
-    def move_error(self, moves: list[Move], index: int, game: Game, err: TenfoldError) -> str:
-        """The engine's refusal of ``moves[index]`` (played up to it on ``game``), naming the tray
-        it lists as the level's file spells its pieces (the move's piece is named as the move
-        spells it already)."""
-        if self.spelled is None or game.tray is None:
-            return str(err)
-        shadow, tray, deals = self._spelled_start()
-        return respell_tray(str(err), list(game.tray), spelled_tray_at(shadow, tray, moves, index, deals))
+    def illegal_move(self, moves: list[Move], index: int, game: Game, err: TenfoldError) -> str:
+        """``move N: illegal: why``, the engine's refusal of ``moves[index]`` (played up to it on
+        ``game``) as verify, export and render say it, naming the tray it lists as the level's file
+        spells its pieces (the move's piece is named as the move spells it already)."""
+        why = str(err)
+        if self.spelled is not None and game.tray is not None:
+            shadow, tray, deals = self._spelled_start()
+            why = respell_tray(why, list(game.tray), spelled_tray_at(shadow, tray, moves, index, deals))
+        return f"move {index}: illegal: {why}"
 
     def _spelled_start(self) -> tuple[Game, list[str], SpelledDeals]:
         """A new game dealt in the file's spelling, its first tray as the file spells it, and
@@ -492,8 +493,7 @@ def play_moves(level: Level, moves: list[Move]) -> Replay:
             game.apply(move)
         except TenfoldError as err:  # the placements made: not this one
             made = placed - isinstance(move, Placement)
-            return Replay(False, game.final_score, made, f"move {i}: illegal: {level.move_error(moves, i, game, err)}",
-                          game)
+            return Replay(False, game.final_score, made, level.illegal_move(moves, i, game, err), game)
     return Replay(True, game.final_score, placed, "", game)
 
 

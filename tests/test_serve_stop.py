@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -112,6 +113,16 @@ def serve_process(tmp_path, db: Path):
         said.append(proc.stderr.readline())
     assert "http://127.0.0.1:" in said[-1], said
     return proc, int(said[-1].split("http://127.0.0.1:")[1].split()[0]), said
+
+
+@contextmanager
+def reaped(proc: subprocess.Popen):
+    """The server process, killed on the way out if it still runs: a test that fails leaves none."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
 
 
 def ask_hint(port: int, cache: str) -> None:
@@ -381,7 +392,7 @@ def test_a_damaged_cache_at_the_start_is_skipped_with_a_note(tmp_path):
     db = tmp_path / "answers.sqlite3"
     db.write_bytes(b"garbage, not a database\n")
     proc, port, said = serve_process(tmp_path, db)
-    try:
+    with reaped(proc):
         note, line = said
         assert note.startswith(f"note: cannot use the answer cache {db} (DatabaseError: "), note
         assert line.rstrip().endswith("(no cache)"), line
@@ -389,9 +400,6 @@ def test_a_damaged_cache_at_the_start_is_skipped_with_a_note(tmp_path):
             ask_hint(port, "miss")
         proc.send_signal(signal.SIGTERM)
         err = proc.communicate(timeout=20)[1]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert db.read_bytes() == b"garbage, not a database\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.sqlite3", "packs"]
@@ -414,7 +422,7 @@ def test_ctrl_c_while_a_level_hint_is_searched_answers_it_then_stops(tmp_path):
     no answer, a traceback, and the server went on serving.)"""
     db = tmp_path / "answers.sqlite3"
     proc, port, _ = serve_process(tmp_path, db)
-    try:
+    with reaped(proc):
         def level_hint(level: str) -> http.client.HTTPConnection:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             conn.request("POST", f"/levels/fixture-pack/{quote(level)}/hint", json.dumps({"moves": []}))
@@ -431,9 +439,6 @@ def test_ctrl_c_while_a_level_hint_is_searched_answers_it_then_stops(tmp_path):
         answer = asking.getresponse()
         assert answer.status == 200 and json.loads(answer.read())["solvable"] is True
         err = proc.communicate(timeout=30)[1]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 0 and "Traceback" not in err and "stopped" in err, err
 
 
@@ -490,14 +495,13 @@ def test_a_stop_under_load_cuts_no_answer_short(tmp_path):
         thread.start()
     time.sleep(1.0)
     proc.send_signal(signal.SIGTERM)
-    try:
-        err = proc.communicate(timeout=30)[1]
-    finally:
-        stop.set()
-        for thread in clients:
-            thread.join(15)
-        if proc.poll() is None:
-            proc.kill()
+    with reaped(proc):
+        try:
+            err = proc.communicate(timeout=30)[1]
+        finally:
+            stop.set()
+            for thread in clients:
+                thread.join(15)
     assert proc.returncode == 0 and "Traceback" not in err and "failed" not in err, err
     assert not broken and answered.count(200) > 10, (broken, len(answered))
 
@@ -507,7 +511,7 @@ def test_a_second_signal_drops_the_answers_under_way_and_still_closes_the_cache(
     cache is still closed, its write-ahead files folded in (they were left behind)."""
     db = tmp_path / "answers.sqlite3"
     proc, port, _ = serve_process(tmp_path, db)
-    try:
+    with reaped(proc):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         conn.request("POST", f"/levels/fixture-pack/{quote('h2 no solution')}/hint", json.dumps({"moves": []}))
         time.sleep(0.2)  # (the first hint loads the kernels too: about a second)
@@ -515,9 +519,6 @@ def test_a_second_signal_drops_the_answers_under_way_and_still_closes_the_cache(
         time.sleep(0.2)
         proc.send_signal(signal.SIGTERM)
         err = proc.communicate(timeout=30)[1]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert "note: stopped without waiting for 1 request(s) under way" in err and "stopped" in err, err
     assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists(), err
@@ -566,11 +567,8 @@ def test_a_stop_just_as_the_server_starts_ends_it(tmp_path):
     os.close(unread)
     proc = subprocess.Popen(command, stderr=stderr, stdout=subprocess.DEVNULL)
     os.close(stderr)
-    try:
+    with reaped(proc):
         assert proc.wait(timeout=30) != 0  # its stderr gone: it stops, and says so as it can
-    finally:
-        if proc.poll() is None:
-            proc.kill()
 
 
 def test_the_first_stop_signal_interrupts_and_any_later_one_only_drops():
