@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import time
+from contextlib import closing
 from typing import Annotated, Optional
 
 import typer
 
 from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, interrupted, progress,
                         read_json_arg, searching, source_name)
+from cli.level_pool import MAX_WORKERS, answers_in_order, check_workers
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
+from solver.campaign_jit import warm_up
 from solver.continuation import solve_after, spelled_rest
 from solver.errors import FormatError, RulesError, clipped
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
@@ -32,13 +36,17 @@ def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
     return [item], True
 
 
-def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt | None = None,
-              node_limit: int | None = None) -> CampaignAnswer:
+def check_method(method: str, node_limit: int | None) -> None:
     if method not in METHODS:
         raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
     if node_limit is not None and method != "search":
         raise RulesError(f"--node-limit: counts the search's nodes, so it needs --method search "
                          f"(CP-SAT, alone or as auto's second half, runs on the clock), got --method {method}")
+
+
+def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt | None = None,
+              node_limit: int | None = None) -> CampaignAnswer:
+    check_method(method, node_limit)
     nodes = {} if node_limit is None else {"node_limit": node_limit}
     if method == "search":
         return solve_level(level, time_limit=time_limit, hint=level.solution, **nodes)
@@ -70,9 +78,13 @@ def solve(
         help="JSON file (- for stdin) with the moves played so far, a flat list as a level's solution: "
              "the answer is then the rest of the game from there (one level; --method search)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    workers: Annotated[int, typer.Option(help=f"worker processes for a pack's levels, 1 to {MAX_WORKERS} (each "
+                                              "level runs on one; the output is the same)")] = 1,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""
     check_seconds(time_limit, allow_inf=True)
+    check_workers(workers)
+    check_method(method, node_limit)
     levels, single = load_levels(path, level)
     if after is not None:
         _solve_after(levels, single, after, method, time_limit, node_limit, json_out)
@@ -97,13 +109,17 @@ def solve(
             interrupted("the answer is the best found before Ctrl-C (proof: bound)")
         return
     answers = []
-    with searching("solving", status=False) as interrupt, progress(levels, label="solving") as bar:
-        for lv in bar:
-            answers.append((lv, solve_one(lv, method, time_limit, interrupt, node_limit)))
-            if not json_out:  # each level's line as it is answered (a long run's log fills as it goes)
-                echo_above_progress(_summary_line(*answers[-1]))
-            if interrupt.requested:
-                break
+    if workers > 1:
+        stopped = _solve_by_workers(levels, method, time_limit, node_limit, workers, answers, json_out)
+    else:
+        with searching("solving", status=False) as interrupt, progress(levels, label="solving") as bar:
+            for lv in bar:
+                answers.append((lv, solve_one(lv, method, time_limit, interrupt, node_limit)))
+                if not json_out:  # each level's line as it is answered (a long run's log fills as it goes)
+                    echo_above_progress(_summary_line(*answers[-1]))
+                if interrupt.requested:
+                    break
+        stopped = interrupt.requested
     if json_out:
         emit_json([{"id": lv.id, **a.to_json(lv)} for lv, a in answers])
     else:
@@ -112,8 +128,28 @@ def solve(
         unknown = sum(a.solvable is None for _, a in answers)
         typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven"
                    + (f", {unknown} not known to be solvable (no line found in time)" if unknown else ""))
-    if interrupt.requested:
-        interrupted(f"after {len(answers)} of {len(levels)} levels (the last one's answer is a bound)")
+    if stopped:
+        last = "the last one's answer is a bound" if workers == 1 else "the levels under way were dropped"
+        interrupted(f"after {len(answers)} of {len(levels)} levels ({last})")
+
+
+def _solve_by_workers(levels: list[Level], method: str, time_limit: float, node_limit: int | None, workers: int,
+                      answers: list[tuple[Level, CampaignAnswer]], json_out: bool) -> bool:
+    """``solve`` of a pack's levels by ``workers`` processes, into ``answers`` in the pack's
+    order; whether Ctrl-C stopped it."""
+    task = functools.partial(solve_one, method=method, time_limit=time_limit, node_limit=node_limit)
+    warm_up()  # once, before the fork: the workers inherit the loaded search
+    stream = answers_in_order(task, levels, workers)
+    try:
+        with closing(stream), progress(length=len(levels), label=f"solving ({workers} workers)") as bar:
+            for answer, lv in zip(stream, levels):
+                answers.append((lv, answer))
+                if not json_out:
+                    echo_above_progress(_summary_line(lv, answer))
+                bar.update(1)
+    except KeyboardInterrupt:
+        return True
+    return False
 
 
 def _solve_after(levels: list[Level], single: bool, after: str, method: str, time_limit: float,
@@ -176,24 +212,30 @@ def verify(
         help="seconds per level to re-prove best, or to find a winning line for a level without claims "
              "(inf: no limit)")] = 60.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON: a verdict per level")] = False,
+    workers: Annotated[int, typer.Option(help=f"worker processes for a pack's levels, 1 to {MAX_WORKERS} (each "
+                                              "level runs on one; the output is the same)")] = 1,
 ) -> None:
     """Replay every stored solution and re-prove every best claim; exit 1 if any fails.
 
     A level with neither a solution nor a best claim must be winnable. Exit 1 if any claim
     is false (FAIL) or could not be confirmed within the time limit (OPEN)."""
     check_seconds(time_limit, allow_inf=True)
+    check_workers(workers)
     levels, _ = load_levels(path, level)
     verdicts: list[Verdict] = []
     stopped = False
-    for lv in levels:
-        with searching(f"verifying {lv.id}") as interrupt:
-            verdict = verify_level(lv, time_limit)
-        if interrupt.requested:  # its re-proof was cut short: no verdict
-            stopped = True
-            break
-        verdicts.append(verdict)
-        if not json_out:
-            typer.echo(verdict.line())
+    if workers > 1 and len(levels) > 1:
+        stopped = _verify_by_workers(levels, time_limit, workers, verdicts, json_out)
+    else:
+        for lv in levels:
+            with searching(f"verifying {lv.id}") as interrupt:
+                verdict = verify_level(lv, time_limit)
+            if interrupt.requested:  # its re-proof was cut short: no verdict
+                stopped = True
+                break
+            verdicts.append(verdict)
+            if not json_out:
+                typer.echo(verdict.line())
     if json_out:  # (after a Ctrl-C, the verdicts so far, as solve prints its answers so far)
         emit_json([v.to_json() for v in verdicts])
     if stopped:
@@ -202,6 +244,25 @@ def verify(
     typer.echo(f"{len(verdicts)} level{'s' * (len(verdicts) != 1)}: {_tally(verdicts)}", err=True)
     if not all(v.ok for v in verdicts):
         raise typer.Exit(1)
+
+
+def _verify_by_workers(levels: list[Level], time_limit: float, workers: int, verdicts: list[Verdict],
+                       json_out: bool) -> bool:
+    """``verify`` of a pack's levels by ``workers`` processes, into ``verdicts`` in the pack's
+    order; whether Ctrl-C stopped it (the levels under way get no verdict)."""
+    task = functools.partial(verify_level, time_limit=time_limit)
+    warm_up()  # once, before the fork: the workers inherit the loaded search
+    stream = answers_in_order(task, levels, workers)
+    try:
+        with closing(stream), progress(length=len(levels), label=f"verifying ({workers} workers)") as bar:
+            for verdict in stream:
+                verdicts.append(verdict)
+                if not json_out:
+                    echo_above_progress(verdict.line())
+                bar.update(1)
+    except KeyboardInterrupt:
+        return True
+    return False
 
 
 def _tally(verdicts: list[Verdict]) -> str:

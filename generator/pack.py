@@ -16,13 +16,13 @@ from __future__ import annotations
 import functools
 import json
 import os
-import signal
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from solver import watch
 from solver.board import parse_board
 from solver.errors import FormatError, RulesError, TenfoldError, clipped
 from solver.level import PACK_FORMAT, parse_level, play_solution
@@ -147,11 +147,6 @@ class Interrupted(Exception):
         self.kept, self.partial = kept, partial
 
 
-def _ignore_sigint() -> None:
-    """Worker processes leave Ctrl-C to the parent, which stops between candidates."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _run_local(build: Callable[[int], dict[str, Any]], seeds: list[int], workers: int) -> Iterator[dict[str, Any]]:
     if workers <= 1:
         for seed in seeds:
@@ -159,7 +154,8 @@ def _run_local(build: Callable[[int], dict[str, Any]], seeds: list[int], workers
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    # the parent stops between candidates (watch.as_worker: the workers leave Ctrl-C to it)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=watch.as_worker, initargs=(os.getpid(),))
     try:
         yield from pool.map(build, seeds)
     finally:  # a stop drops the candidates not started

@@ -1,0 +1,192 @@
+"""``solve`` and ``verify`` of a pack by worker processes (``--workers``, ``cli/level_pool.py``):
+the same output as one process, claims found false all the same, bad counts refused, and no
+worker left behind by Ctrl-C or by a parent killed outright."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.level_pool import answers_in_order
+from cli.main import app
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+
+
+def shipped(name: str) -> dict:
+    return json.loads((ROOT / "levels" / name).read_text(encoding="utf-8"))
+
+
+def open_level(level_id: str) -> dict:
+    """An empty board and two trays of big pieces, with a best claim to re-prove: a search far
+    longer than a test waits for."""
+    return {"format": "tenfold.level/1", "id": level_id, "variant": "halloween", "mode": "campaign",
+            "board": ["." * 10] * 10, "trays": [["3x3", "1x5", "L5-nw"], ["2x2", "5x1", "1x3"]],
+            "limit": 6, "goals": [{"score": 1}], "best": {"score": 1, "proof": "optimal", "bound": 1}}
+
+
+def mixed_pack(tmp_path: Path) -> tuple[str, set[str]]:
+    """The shipped Halloween pack's first ten levels, two of them with a false claim (a best one
+    point too high; a solution whose first move is off the board), one with no claims at all, and
+    two Sultan levels: a pack file, and the ids whose claims are false."""
+    pack = shipped("halloween-2026.json")
+    levels = copy.deepcopy(pack["levels"][:10]) + copy.deepcopy(shipped("sultan-2026.json")["levels"][:2])
+    levels[3]["best"]["score"] += 1
+    levels[6]["solution"][0] = {**levels[6]["solution"][0], "row": 9, "col": 9}
+    for key in ("solution", "best", "stars"):
+        levels[8].pop(key, None)
+    pack["levels"] = levels
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(pack), encoding="utf-8")
+    return str(path), {levels[3]["id"], levels[6]["id"]}
+
+
+@pytest.mark.parametrize("workers", ["2", "3"])
+def test_verify_by_workers_gives_what_one_process_gives(tmp_path, workers):
+    path, false_ids = mixed_pack(tmp_path)
+    one = runner.invoke(app, ["verify", path, "--json"])
+    many = runner.invoke(app, ["verify", path, "--json", "--workers", workers])
+    assert one.exit_code == many.exit_code == 1, (one.output, many.output)
+    assert many.stdout == one.stdout
+    verdicts = json.loads(many.stdout)
+    assert len(verdicts) == 12
+    assert {v["id"] for v in verdicts if v["status"] == "fail"} == false_ids
+    assert all(v["status"] == "ok" for v in verdicts if v["id"] not in false_ids)
+    text = runner.invoke(app, ["verify", path, "--workers", workers])
+    lines = text.stdout.splitlines()
+    assert text.exit_code == 1 and len(lines) == 12
+    assert [line.split(":")[0].split()[-1] for line in lines] == [v["id"] for v in verdicts]  # the pack's order
+    assert {line.split()[1].rstrip(":") for line in lines if line.startswith("FAIL")} == false_ids
+
+
+def test_solve_by_workers_gives_what_one_process_gives(tmp_path):
+    """Proven answers, and a bound the node limit ends (the same on every machine)."""
+    pack = shipped("halloween-2026.json")
+    pack["levels"] = pack["levels"][:6] + [open_level("open")] + pack["levels"][6:9]
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(pack), encoding="utf-8")
+    args = ["solve", str(path), "--json", "--node-limit", "200000", "--time-limit", "inf"]
+    one = runner.invoke(app, args)
+    many = runner.invoke(app, [*args, "--workers", "2"])
+    assert one.exit_code == many.exit_code == 0, (one.output, many.output)
+    assert many.stdout == one.stdout
+    answers = json.loads(many.stdout)
+    assert [a["id"] for a in answers] == [lv["id"] for lv in pack["levels"]]
+    assert [a["proof"] for a in answers].count("bound") == 1 and answers[6]["proof"] == "bound"
+    text = runner.invoke(app, ["solve", str(path), "--node-limit", "200000", "--workers", "2"])
+    assert text.exit_code == 0
+    assert text.stdout.splitlines()[-1] == "10 levels: 10 solvable, 9 proven"
+
+
+@pytest.mark.parametrize("command", ["solve", "verify"])
+@pytest.mark.parametrize("workers", ["0", "65", "-1"])
+def test_a_worker_count_out_of_range_is_refused(command, workers):
+    result = runner.invoke(app, [command, str(ROOT / "levels" / "sultan-2026.json"), "--workers", workers])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: --workers: expected 1 to 64, got {workers}"
+    assert result.stdout == ""
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+def _fails_on_three(n: int) -> int:
+    if n == 3:
+        raise ValueError("three")
+    return n
+
+
+def test_answers_come_in_order_and_a_workers_error_reaches_the_caller():
+    assert list(answers_in_order(_square, list(range(40)), 3)) == [n * n for n in range(40)]
+    assert list(answers_in_order(_square, [5], 8)) == [25]  # (one worker for one item)
+    seen = []
+    with pytest.raises(ValueError, match="three"):
+        for value in answers_in_order(_fails_on_three, [1, 2, 3, 4], 2):
+            seen.append(value)
+    assert seen == [1, 2]
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _running(pid: int) -> bool:
+    """Whether the process exists and is not a zombie (one its dead parent left to be reaped)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in status
+
+
+def _start_verify(tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
+    """``verify --workers 2`` of three levels that take minutes each, once both workers search."""
+    pack = {"format": "tenfold.pack/1", "id": "slow", "title": "slow", "generator": {"seed": 0, "version": "0"},
+            "levels": [open_level(f"open-{i}") for i in range(3)]}
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(pack), encoding="utf-8")
+    tenfold = str(Path(sys.executable).with_name("tenfold"))  # the console script, as a user runs it
+    proc = subprocess.Popen([tenfold, "verify", str(path), "--workers", "2", "--time-limit", "inf"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240  # (a cold numba cache compiles the search first: about 40 s)
+    workers: list[int] = []
+    while time.monotonic() < deadline and len(workers) < 2:
+        time.sleep(0.2)
+        workers = [p for p in _children(proc.pid) if _running(p)]
+        assert proc.poll() is None, proc.communicate()
+    assert len(workers) == 2
+    time.sleep(1.0)  # both searching
+    return proc, workers
+
+
+def _gone(pids: list[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(_running(p) for p in pids):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_ends_the_workers_and_says_how_far_it_got(tmp_path):
+    proc, workers = _start_verify(tmp_path)
+    try:
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == ("interrupted: verified 0 of 3 levels; 0 ok, 0 FAIL (a false claim), "
+                                            "0 OPEN (not settled)")
+    assert "Traceback" not in err and out == ""
+    assert _gone(workers, 5)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl's parent-death signal")
+def test_workers_die_with_a_parent_killed_outright(tmp_path):
+    proc, workers = _start_verify(tmp_path)
+    proc.kill()
+    proc.wait(timeout=30)  # (not communicate: workers left alive would hold its pipes open)
+    proc.stdout.close()
+    proc.stderr.close()
+    gone = _gone(workers, 5)
+    for pid in workers:  # (not to leave them searching when the test fails)
+        if _running(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert gone
