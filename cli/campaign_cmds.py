@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from contextlib import closing
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -21,6 +22,8 @@ from solver.moves import parse_moves
 from solver.verify import Verdict, verify_level
 
 METHODS = ("search", "cpsat", "auto")
+WorkersOpt = Annotated[int, typer.Option(help=f"worker processes for a pack's levels, 1 to {MAX_WORKERS} (each level "
+                                              "runs on one; the output is the same)")]
 
 
 def load_levels(path: str, level_id: str | None) -> tuple[list[Level], bool]:
@@ -78,8 +81,7 @@ def solve(
         help="JSON file (- for stdin) with the moves played so far, a flat list as a level's solution: "
              "the answer is then the rest of the game from there (one level; --method search)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
-    workers: Annotated[int, typer.Option(help=f"worker processes for a pack's levels, 1 to {MAX_WORKERS} (each "
-                                              "level runs on one; the output is the same)")] = 1,
+    workers: WorkersOpt = 1,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""
     check_seconds(time_limit, allow_inf=True)
@@ -109,8 +111,15 @@ def solve(
             interrupted("the answer is the best found before Ctrl-C (proof: bound)")
         return
     answers = []
-    if workers > 1:
-        stopped = _solve_by_workers(levels, method, time_limit, node_limit, workers, answers, json_out)
+    by_workers = workers > 1 and len(levels) > 1
+    if by_workers:
+        def took(lv: Level, answer: CampaignAnswer) -> None:
+            answers.append((lv, answer))
+            if not json_out:
+                echo_above_progress(_summary_line(lv, answer))
+
+        task = functools.partial(solve_one, method=method, time_limit=time_limit, node_limit=node_limit)
+        stopped = _by_workers(task, levels, workers, "solving", took)
     else:
         with searching("solving", status=False) as interrupt, progress(levels, label="solving") as bar:
             for lv in bar:
@@ -129,23 +138,20 @@ def solve(
         typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven"
                    + (f", {unknown} not known to be solvable (no line found in time)" if unknown else ""))
     if stopped:
-        last = "the last one's answer is a bound" if workers == 1 else "the levels under way were dropped"
+        last = "the levels under way were dropped" if by_workers else "the last one's answer is a bound"
         interrupted(f"after {len(answers)} of {len(levels)} levels ({last})")
 
 
-def _solve_by_workers(levels: list[Level], method: str, time_limit: float, node_limit: int | None, workers: int,
-                      answers: list[tuple[Level, CampaignAnswer]], json_out: bool) -> bool:
-    """``solve`` of a pack's levels by ``workers`` processes, into ``answers`` in the pack's
-    order; whether Ctrl-C stopped it."""
-    task = functools.partial(solve_one, method=method, time_limit=time_limit, node_limit=node_limit)
+def _by_workers(task: Callable[[Level], Any], levels: list[Level], workers: int, label: str,
+                took: Callable[[Level, Any], None]) -> bool:
+    """``task(level)`` for each of a pack's levels by ``workers`` processes, each result handed to
+    ``took`` in the pack's order, under a progress bar; whether Ctrl-C stopped it."""
     warm_up()  # once, before the fork: the workers inherit the loaded search
     stream = answers_in_order(task, levels, workers)
     try:
-        with closing(stream), progress(length=len(levels), label=f"solving ({workers} workers)") as bar:
-            for answer, lv in zip(stream, levels):
-                answers.append((lv, answer))
-                if not json_out:
-                    echo_above_progress(_summary_line(lv, answer))
+        with closing(stream), progress(length=len(levels), label=f"{label} ({workers} workers)") as bar:
+            for result, lv in zip(stream, levels):
+                took(lv, result)
                 bar.update(1)
     except KeyboardInterrupt:
         return True
@@ -212,8 +218,7 @@ def verify(
         help="seconds per level to re-prove best, or to find a winning line for a level without claims "
              "(inf: no limit)")] = 60.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON: a verdict per level")] = False,
-    workers: Annotated[int, typer.Option(help=f"worker processes for a pack's levels, 1 to {MAX_WORKERS} (each "
-                                              "level runs on one; the output is the same)")] = 1,
+    workers: WorkersOpt = 1,
 ) -> None:
     """Replay every stored solution and re-prove every best claim; exit 1 if any fails.
 
@@ -225,7 +230,13 @@ def verify(
     verdicts: list[Verdict] = []
     stopped = False
     if workers > 1 and len(levels) > 1:
-        stopped = _verify_by_workers(levels, time_limit, workers, verdicts, json_out)
+        def took(lv: Level, verdict: Verdict) -> None:
+            verdicts.append(verdict)
+            if not json_out:
+                echo_above_progress(verdict.line())
+
+        task = functools.partial(verify_level, time_limit=time_limit)
+        stopped = _by_workers(task, levels, workers, "verifying", took)
     else:
         for lv in levels:
             with searching(f"verifying {lv.id}") as interrupt:
@@ -244,25 +255,6 @@ def verify(
     typer.echo(f"{len(verdicts)} level{'s' * (len(verdicts) != 1)}: {_tally(verdicts)}", err=True)
     if not all(v.ok for v in verdicts):
         raise typer.Exit(1)
-
-
-def _verify_by_workers(levels: list[Level], time_limit: float, workers: int, verdicts: list[Verdict],
-                       json_out: bool) -> bool:
-    """``verify`` of a pack's levels by ``workers`` processes, into ``verdicts`` in the pack's
-    order; whether Ctrl-C stopped it (the levels under way get no verdict)."""
-    task = functools.partial(verify_level, time_limit=time_limit)
-    warm_up()  # once, before the fork: the workers inherit the loaded search
-    stream = answers_in_order(task, levels, workers)
-    try:
-        with closing(stream), progress(length=len(levels), label=f"verifying ({workers} workers)") as bar:
-            for verdict in stream:
-                verdicts.append(verdict)
-                if not json_out:
-                    echo_above_progress(verdict.line())
-                bar.update(1)
-    except KeyboardInterrupt:
-        return True
-    return False
 
 
 def _tally(verdicts: list[Verdict]) -> str:

@@ -134,14 +134,15 @@ def _running(pid: int) -> bool:
     return "State:\tZ" not in status
 
 
-def _start_verify(tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
-    """``verify --workers 2`` of three levels that take minutes each, once both workers search."""
+def _start(tmp_path: Path, command: str = "verify") -> tuple[subprocess.Popen, list[int]]:
+    """``verify`` (or ``solve``) ``--workers 2`` of three levels that take minutes each, once both
+    workers search."""
     pack = {"format": "tenfold.pack/1", "id": "slow", "title": "slow", "generator": {"seed": 0, "version": "0"},
             "levels": [open_level(f"open-{i}") for i in range(3)]}
     path = tmp_path / "slow.json"
     path.write_text(json.dumps(pack), encoding="utf-8")
     tenfold = str(Path(sys.executable).with_name("tenfold"))  # the console script, as a user runs it
-    proc = subprocess.Popen([tenfold, "verify", str(path), "--workers", "2", "--time-limit", "inf"], cwd=ROOT,
+    proc = subprocess.Popen([tenfold, command, str(path), "--workers", "2", "--time-limit", "inf"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240  # (a cold numba cache compiles the search first: about 40 s)
     workers: list[int] = []
@@ -164,23 +165,26 @@ def _gone(pids: list[int], seconds: float) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_ctrl_c_ends_the_workers_and_says_how_far_it_got(tmp_path):
-    proc, workers = _start_verify(tmp_path)
+@pytest.mark.parametrize("command, said", [
+    ("verify", "verified 0 of 3 levels; 0 ok, 0 FAIL (a false claim), 0 OPEN (not settled)"),
+    ("solve", "after 0 of 3 levels (the levels under way were dropped)")])
+def test_ctrl_c_ends_the_workers_and_says_how_far_it_got(tmp_path, command, said):
+    proc, workers = _start(tmp_path, command)
     try:
         os.kill(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
     assert proc.returncode == 130, err
-    assert err.strip().splitlines()[-1] == ("interrupted: verified 0 of 3 levels; 0 ok, 0 FAIL (a false claim), "
-                                            "0 OPEN (not settled)")
-    assert "Traceback" not in err and out == ""
+    assert err.strip().splitlines()[-1] == f"interrupted: {said}"
+    assert "Traceback" not in err
+    assert out == ("" if command == "verify" else "0 levels: 0 solvable, 0 proven\n")
     assert _gone(workers, 5)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl's parent-death signal")
 def test_workers_die_with_a_parent_killed_outright(tmp_path):
-    proc, workers = _start_verify(tmp_path)
+    proc, workers = _start(tmp_path)
     proc.kill()
     proc.wait(timeout=30)  # (not communicate: workers left alive would hold its pipes open)
     proc.stdout.close()
