@@ -16,6 +16,13 @@ from .errors import RulesError
 from .pieces import CANONICAL_IDS, get_piece, placements
 
 
+# The masks ``zones_touching`` keeps per variant: every spot of the shipped pieces (1,921) with room
+# to spare. A level's or a client's own pieces bring new spots without end (a server asked about
+# random custom pieces grew 0.21 MB a thousand requests, all of it here), so past this many the
+# cache starts afresh: at most about 6 MB a variant.
+TOUCH_CACHE = 32768
+
+
 @dataclass(frozen=True)
 class Mode:
     name: str
@@ -94,7 +101,8 @@ class Variant:
         )
 
     def zones_touching(self, mask: Bitboard) -> tuple[tuple[Bitboard, bool], ...]:
-        """(zone mask, is_region) for every zone that shares a cell with ``mask``; cached."""
+        """(zone mask, is_region) for every zone that shares a cell with ``mask``; cached (up to
+        ``TOUCH_CACHE`` masks)."""
         cache = self._touch_cache
         hit = cache.get(mask)
         if hit is None:
@@ -105,6 +113,8 @@ class Variant:
                 ids.update(self._zones_touching_cell[low.bit_length() - 1])
                 m ^= low
             hit = tuple(self.flagged_zones[i] for i in sorted(ids))
+            if len(cache) >= TOUCH_CACHE:
+                cache.clear()
             cache[mask] = hit
         return hit
 
