@@ -2,16 +2,23 @@
 
 Keys are the canonical question (rules, board text, tray, streak, tokens)
 plus a stamp of the solver's source, so answers from an older solver are
-never served. Safe to share between the server's threads.
+never served (nor kept: opening the cache deletes them). The answers kept
+are at most ``max_bytes`` of keys and JSON: past it the least recently used
+go, down to ``EVICT_TO`` of it (players' positions are new without end, so
+a cache that kept them all grew a server's disk without end). Safe to share
+between the server's threads.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import sqlite3
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -49,17 +56,35 @@ def default_db_path() -> Path:
         return Path.home() / ".local" / "share" / "tenfold" / "answers.sqlite3"
 
 
+DEFAULT_MB = 512  # the answers kept by default, in MiB of keys and JSON (about 2 KB an answer; the files take
+# up to about twice that, with SQLite's indexes, page slack and write-ahead log)
+MAX_MB = 1 << 20
+EVICT_TO = 0.9  # a cache past its size drops its least recently used answers down to this share
+
+
 class AnswerCache:
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, max_bytes: int = DEFAULT_MB << 20):
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.max_bytes = max_bytes
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=2)  # locked longer: no cache
+        prefix = solver_stamp() + ":"
         with self._lock, self._db:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, hits INTEGER NOT NULL DEFAULT 0)"
-            )
+            self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, "
+                             "hits INTEGER NOT NULL DEFAULT 0)")
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
+            for column in ("used", "size"):  # (a cache made before they were kept)
+                if column not in columns:
+                    self._db.execute(f"ALTER TABLE answers ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+            self._db.execute("DELETE FROM answers WHERE substr(key, 1, ?) != ?", (len(prefix), prefix))
+            self._db.execute("CREATE INDEX IF NOT EXISTS answers_by_use ON answers (used)")
+            self._bytes, last_use = self._db.execute(
+                "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(used), 0) FROM answers").fetchone()
+            self._uses = itertools.count(last_use + 1)  # the order of uses (a hit or a put), for eviction
+            if self._bytes > self.max_bytes:  # (a smaller size asked for than the cache holds)
+                self._evict()
         self.hits = 0
         self.misses = 0
         self._closed = False  # closed as the server stops: a request still running skips it
@@ -87,32 +112,68 @@ class AnswerCache:
         if again:  # its first look was counted a miss
             self.misses -= 1
         self.hits += 1
-        try:  # the hit counter is for the curious: a failure to write it costs the answer nothing
-            self._execute("UPDATE answers SET hits = hits + 1 WHERE key = ?", (key,), write=True)
+        try:  # (the hit counter is for the curious; a failure to write either costs the answer nothing)
+            self._execute("UPDATE answers SET hits = hits + 1, used = ? WHERE key = ?", (next(self._uses), key),
+                          write=True)
         except sqlite3.Error as err:
             self._note("count a hit in", err)
         return answer
 
     def put(self, question: dict[str, Any], answer: Any) -> None:
-        """Keep the answer; a database that fails is noted and the answer served all the same."""
+        """Keep the answer, then drop the least recently used ones if the cache is past its size; a
+        database that fails is noted and the answer served all the same."""
+        key, text = self.key(question), json.dumps(answer)
+        size = len(key.encode()) + len(text.encode())
         try:
-            self._execute("INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)",
-                          (self.key(question), json.dumps(answer)), write=True)
+            with self._using(write=True) as db:
+                if db is None:
+                    return
+                db.execute("INSERT INTO answers (key, answer, used, size) VALUES (?, ?, ?, ?) ON CONFLICT (key) "
+                           "DO UPDATE SET answer = excluded.answer, used = excluded.used, size = excluded.size",
+                           (key, text, next(self._uses), size))
+                self._bytes += size  # (an answer put again counts twice until the next eviction's sum)
+                if self._bytes > self.max_bytes:
+                    self._evict()
         except sqlite3.Error as err:
             self._note("write", err)
 
+    def _evict(self) -> None:
+        """Drop the least recently used answers down to ``EVICT_TO`` of the size (the lock and a
+        transaction held by the caller)."""
+        total = self._db.execute("SELECT COALESCE(SUM(size), 0) FROM answers").fetchone()[0]
+        room = int(self.max_bytes * EVICT_TO)
+        doomed = []
+        if total > self.max_bytes:
+            oldest = self._db.execute("SELECT key, size FROM answers ORDER BY used")
+            for key, size in oldest:
+                if total <= room:
+                    break
+                doomed.append((key,))
+                total -= size
+            oldest.close()
+        self._db.executemany("DELETE FROM answers WHERE key = ?", doomed)
+        self._bytes = total
+
     def _execute(self, sql: str, args: tuple, write: bool = False) -> tuple | None:
-        """``sql`` on the database, one request at a time (a write in a transaction of its own):
-        a read's first row, or None; nothing once the cache is closed (as the server stops, a
-        request still running skips it)."""
+        """``sql`` on the database (``_using``): a read's first row, or None."""
+        with self._using(write) as db:
+            if db is None:
+                return None
+            row = db.execute(sql, args).fetchone()
+        return None if write else row
+
+    @contextmanager
+    def _using(self, write: bool) -> Iterator[sqlite3.Connection | None]:
+        """The database, one request at a time (a write in a transaction of its own); None once
+        the cache is closed (as the server stops, a request still running skips it)."""
         with self._lock:
             if self._closed:
-                return None
-            if write:
+                yield None
+            elif write:
                 with self._db:
-                    self._db.execute(sql, args)
-                return None
-            return self._db.execute(sql, args).fetchone()
+                    yield self._db
+            else:
+                yield self._db
 
     def _note(self, what: str, err: Exception) -> None:
         sys.stderr.write(f"note: cannot {what} the answer cache ({type(err).__name__}: {err}); "

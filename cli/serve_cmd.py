@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from cli.answer_cache import AnswerCache, default_db_path
+from cli.answer_cache import DEFAULT_MB, MAX_MB, AnswerCache, default_db_path
 from cli.api import MAX_BODY, Api, Response, load_packs
 from cli.common import cli_errors, naming_option, refuse_empty
 from solver.errors import FormatError, RulesError, clipped
@@ -402,6 +402,9 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port (0: any free port)", min=0, max=65535)] = 8765,
     packs: Annotated[Optional[str], typer.Option(help="folder of pack files (default: the shipped levels)")] = None,
     db: Annotated[Optional[str], typer.Option(help="SQLite answer cache (default: under the user's data dir)")] = None,
+    cache_mb: Annotated[int, typer.Option(
+        help=f"MiB of answers the cache keeps, 1 to {MAX_MB:,}: past it the least recently used go",
+        min=1, max=MAX_MB)] = DEFAULT_MB,
     verbose: Annotated[bool, typer.Option("--verbose", help="log every request to stderr")] = False,
     cors_origin: Annotated[Optional[str], typer.Option(
         "--cors-origin", help="let web pages of this origin (e.g. http://localhost:8080, or *) call the API "
@@ -414,14 +417,14 @@ def serve(
     previous = signal.signal(signal.SIGTERM, stops)
     previous_int = signal.getsignal(signal.SIGINT)
     try:
-        _serve(host, port, packs, db, verbose, cors_origin, stops)
+        _serve(host, port, packs, db, cache_mb, verbose, cors_origin, stops)
     finally:
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, previous_int)
 
 
-def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: bool, cors_origin: str | None,
-           stops: _Stops) -> None:
+def _serve(host: str, port: int, packs: str | None, db: str | None, cache_mb: int, verbose: bool,
+           cors_origin: str | None, stops: _Stops) -> None:
     if cors_origin is not None:
         check_origin(cors_origin)
     refuse_empty(host, "--host", "an address to bind, such as 127.0.0.1 (or 0.0.0.0 for every interface)")
@@ -456,7 +459,7 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
 
     cache = None
     try:
-        cache = _open_cache(db_path, new_db)
+        cache = _open_cache(db_path, new_db, cache_mb << 20)
         server = make_server(Api(loaded, cache), host, port, verbose=verbose, cors_origin=cors_origin)
         stop = threading.Event()
         accepting = threading.Thread(target=server.accept_until, args=(stop,), name="accept", daemon=True)
@@ -469,7 +472,7 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         raise
     try:
         bound_host, bound_port = server.server_address[:2]
-        kept = f"cache: {db_path}" if cache is not None else "no cache"
+        kept = f"cache: {db_path}, up to {cache_mb:,} MiB" if cache is not None else "no cache"
         typer.echo(f"serving {len(loaded)} packs on http://{bound_host}:{bound_port}  ({kept})",
                    err=True)
         # Connections are taken on a thread of their own, which a signal never interrupts: an
@@ -504,14 +507,14 @@ def _serve(host: str, port: int, packs: str | None, db: str | None, verbose: boo
         raise typer.Exit(1)
 
 
-def _open_cache(db_path: Path, new_db: bool) -> AnswerCache | None:
+def _open_cache(db_path: Path, new_db: bool, max_bytes: int) -> AnswerCache | None:
     """The answer cache at ``db_path``, or None: a file there that SQLite cannot use (damaged,
     not a database, locked past the timeout) is left as it is and the server answers without a
     cache, with a note, as it does when the cache fails while serving (it only saves work).
     Where no cache can be made at all (a folder that cannot be made, no permission), the path
     is the user's to fix: an error naming --db."""
     try:
-        return AnswerCache(db_path)
+        return AnswerCache(db_path, max_bytes)
     except (sqlite3.Error, OSError) as err:
         if new_db or not db_path.is_file():
             named = isinstance(err, OSError) and err.filename and err.strerror

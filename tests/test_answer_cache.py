@@ -1,0 +1,131 @@
+"""The server's answer cache keeps at most its size of answers, the least recently used going
+first (held to a plain model of that rule), and keeps no answer of another solver."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections import OrderedDict
+
+from typer.testing import CliRunner
+
+from cli import answer_cache
+from cli.answer_cache import EVICT_TO, AnswerCache, solver_stamp
+from cli.main import app
+
+runner = CliRunner()
+
+
+def stored(path) -> dict[str, int]:
+    """The keys in the database file and their sizes, read without the cache's code."""
+    with sqlite3.connect(str(path)) as db:
+        return dict(db.execute("SELECT key, size FROM answers"))
+
+
+class LruModel:
+    """The rule, written plainly: answers in order of last use (a put or a hit); past ``limit``
+    bytes, the oldest go until at most ``EVICT_TO`` of it is left."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.items: OrderedDict[str, int] = OrderedDict()
+
+    def use(self, key: str) -> None:
+        self.items.move_to_end(key)
+
+    def put(self, key: str, size: int) -> None:
+        self.items[key] = size
+        self.items.move_to_end(key)
+        if sum(self.items.values()) > self.limit:
+            while sum(self.items.values()) > int(self.limit * EVICT_TO):
+                self.items.popitem(last=False)
+
+
+def test_the_cache_keeps_its_size_and_drops_the_least_recently_used(tmp_path):
+    """Players' positions are new without end: a cache that kept every answer grew a server's
+    disk without end (336 MB over 150,000 hint requests in a helper's audit)."""
+    path = tmp_path / "cache.sqlite3"
+    limit = 12_000
+    cache = AnswerCache(path, max_bytes=limit)
+    model = LruModel(limit)
+    rng = random.Random(2026)
+    questions = [{"rules": "halloween", "board": f"board {i}", "tray": ["1x1"]} for i in range(300)]
+    asked = []
+    for step in range(900):
+        if asked and rng.random() < 0.4:  # a question asked before: a hit if it is still kept
+            question = rng.choice(asked)
+            key = AnswerCache.key(question)
+            answer = cache.get(question)
+            assert (answer is not None) == (key in model.items)
+            if answer is not None:
+                assert answer == {"plan": question["board"], "pad": "x" * len(question["board"]) * 20}
+                model.use(key)
+        else:
+            question = questions[len(asked) % len(questions)]
+            answer = {"plan": question["board"], "pad": "x" * len(question["board"]) * 20}
+            cache.put(question, answer)
+            key = AnswerCache.key(question)
+            model.put(key, len(key.encode()) + len(json.dumps(answer).encode()))
+            asked.append(question)
+        kept = stored(path)
+        assert kept == dict(model.items)  # the same answers, the same sizes
+        assert sum(kept.values()) <= limit
+    assert len(model.items) < len(set(map(json.dumps, asked)))  # answers were dropped on the way
+    cache.close()
+
+
+def test_a_cache_opened_smaller_drops_down_to_its_new_size(tmp_path):
+    path = tmp_path / "cache.sqlite3"
+    cache = AnswerCache(path, max_bytes=1 << 20)
+    for i in range(100):
+        cache.put({"q": i}, {"a": "y" * 200})
+    cache.close()
+    full = stored(path)
+    assert len(full) == 100
+    smaller = AnswerCache(path, max_bytes=5_000)
+    kept = stored(path)
+    assert sum(kept.values()) <= 5_000 * EVICT_TO
+    assert set(kept) == {AnswerCache.key({"q": i}) for i in range(100 - len(kept), 100)}  # the newest
+    assert smaller.get({"q": 99}) == {"a": "y" * 200} and smaller.get({"q": 0}) is None
+    smaller.close()
+
+
+def test_answers_of_another_solver_are_deleted_when_the_cache_opens(tmp_path):
+    path = tmp_path / "cache.sqlite3"
+    cache = AnswerCache(path)
+    cache.put({"q": 1}, {"a": 1})
+    cache.close()
+    other = "0" * len(solver_stamp()) + ':{"q":1}'
+    with sqlite3.connect(str(path)) as db:
+        db.execute("INSERT INTO answers (key, answer, used, size) VALUES (?, ?, 1, 10)", (other, "{}"))
+    assert len(stored(path)) == 2
+    reopened = AnswerCache(path)
+    assert list(stored(path)) == [AnswerCache.key({"q": 1})]
+    assert reopened.get({"q": 1}) == {"a": 1}
+    reopened.close()
+
+
+def test_a_cache_made_before_sizes_were_kept_opens_and_is_bounded(tmp_path):
+    """A cache file of the earlier table (key, answer, hits) gains the columns; its answers,
+    another solver's, go."""
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(str(path)) as db:
+        db.execute("CREATE TABLE answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, hits INTEGER NOT NULL DEFAULT 0)")
+        db.execute("INSERT INTO answers (key, answer) VALUES ('0123456789abcdef:{}', '{}')")
+    cache = AnswerCache(path, max_bytes=3_000)
+    assert stored(path) == {}
+    for i in range(40):
+        cache.put({"q": i}, {"a": "z" * 100})
+        assert 0 < sum(stored(path).values()) <= 3_000
+    assert cache.get({"q": 39}) == {"a": "z" * 100}
+    cache.close()
+
+
+def test_serve_refuses_a_cache_size_out_of_range(tmp_path):
+    for value in ("0", str(answer_cache.MAX_MB + 1)):
+        result = runner.invoke(app, ["serve", "--port", "0", "--db", str(tmp_path / "c.sqlite3"),
+                                     "--cache-mb", value])
+        assert result.exit_code == 2
+        assert "--cache-mb" in result.stderr
+        assert not (tmp_path / "c.sqlite3").exists()
