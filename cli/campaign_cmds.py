@@ -12,7 +12,6 @@ import typer
 
 from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, interrupted, progress,
                         read_json_arg, searching, source_name)
-from cli.level_pool import MAX_WORKERS, answers_in_order, check_workers
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.campaign_jit import warm_up
 from solver.continuation import solve_after, spelled_rest
@@ -20,6 +19,7 @@ from solver.errors import FormatError, RulesError, clipped
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
 from solver.moves import parse_moves
 from solver.verify import Verdict, verify_level
+from solver.workers import MAX_WORKERS, answers_in_order, check_workers
 
 METHODS = ("search", "cpsat", "auto")
 WorkersOpt = Annotated[int, typer.Option(help=f"worker processes for a pack's levels, 1 to {MAX_WORKERS} (each level "
@@ -147,7 +147,7 @@ def _by_workers(task: Callable[[Level], Any], levels: list[Level], workers: int,
     """``task(level)`` for each of a pack's levels by ``workers`` processes, each result handed to
     ``took`` in the pack's order, under a progress bar; whether Ctrl-C stopped it."""
     warm_up()  # once, before the fork: the workers inherit the loaded search
-    stream = answers_in_order(task, levels, workers)
+    stream = answers_in_order(task, levels, workers, name=lambda lv: f"level {lv.id}")
     try:
         with closing(stream), progress(length=len(levels), label=f"{label} ({workers} workers)") as bar:
             for result, lv in zip(stream, levels):

@@ -13,10 +13,11 @@ import typer
 from cli.common import (cli_errors, emit_json, interrupted, naming_option, out_path, progress, refuse_file_in_path,
                         searching, write_atomically)
 from generator.grade import GRADE_NAMES
-from generator.pack import (MAX_COUNT, MAX_PROOF_NODES, MAX_TRAYS, MAX_WORKERS, Interrupted, PackReport, Shortfall,
+from generator.pack import (MAX_COUNT, MAX_PROOF_NODES, MAX_TRAYS, Interrupted, PackReport, Shortfall,
                             generate_pack)
 from generator.recipes import RECIPES
 from solver.errors import FormatError
+from solver.workers import MAX_WORKERS
 
 
 @cli_errors

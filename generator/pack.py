@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from solver import watch
 from solver.board import parse_board
 from solver.errors import FormatError, RulesError, TenfoldError, clipped
 from solver.level import PACK_FORMAT, parse_level, play_solution
 from solver.pieces import get_piece
 from solver.variants import rules_fingerprint
+from solver.workers import answers_in_order, check_workers
 
 from .grade import GRADE_NAMES, Measurements
 from .recipes import (RECIPES, Recipe, Unbuildable, build_candidate, candidate_level, candidate_seed, finish_level,
@@ -53,7 +53,6 @@ from .recipes import (RECIPES, Recipe, Unbuildable, build_candidate, candidate_l
 GENERATOR_VERSION = "12"
 MAX_CANDIDATES_PER_LEVEL = 400
 MAX_COUNT = 100_000  # levels in one pack
-MAX_WORKERS = 64  # local worker processes: a pool forks them all at once
 MAX_TRAYS = 12  # trays per level
 MAX_PROOF_NODES = 10_000_000_000  # a candidate's proof budget (10^10 nodes: hours of search)
 
@@ -152,14 +151,8 @@ def _run_local(build: Callable[[int], dict[str, Any]], seeds: list[int], workers
         for seed in seeds:
             yield build(seed)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
-    # the parent stops between candidates (watch.as_worker: the workers leave Ctrl-C to it)
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=watch.as_worker, initargs=(os.getpid(),))
-    try:
-        yield from pool.map(build, seeds)
-    finally:  # a stop drops the candidates not started
-        pool.shutdown(wait=True, cancel_futures=True)
+    # a stop (the caller closing this) drops the candidates under way and those not started
+    yield from answers_in_order(build, seeds, workers, name=lambda seed: f"the candidate of seed {seed}")
 
 
 def _dask_client(scheduler: Any) -> Any:
@@ -229,8 +222,7 @@ def generate_pack(
         raise RulesError(f"--difficulty: expected one of {', '.join(GRADE_NAMES)}, got {difficulty!r}")
     if not 1 <= count <= MAX_COUNT:
         raise RulesError(f"--count: expected 1 to {MAX_COUNT:,}, got {count}")
-    if not 1 <= workers <= MAX_WORKERS:
-        raise RulesError(f"--workers: expected 1 to {MAX_WORKERS}, got {workers}")
+    check_workers(workers)
     if not 1 <= trays <= MAX_TRAYS:
         raise RulesError(f"--trays: expected 1 to {MAX_TRAYS}, got {trays}")
     if not 1 <= proof_nodes <= MAX_PROOF_NODES:
