@@ -12,7 +12,6 @@ between the server's threads.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import sqlite3
 import sys
@@ -57,9 +56,26 @@ def default_db_path() -> Path:
 
 
 DEFAULT_MB = 512  # the answers kept by default, in MiB of keys and JSON (about 2 KB an answer; the files take
-# up to about twice that, with SQLite's indexes, page slack and write-ahead log)
+# up to about twice that, with SQLite's indexes, page slack and write-ahead log: WAL_MOST)
 MAX_MB = 1 << 20
 EVICT_TO = 0.9  # a cache past its size drops its least recently used answers down to this share
+
+
+NEXT_USE = "(SELECT COALESCE(MAX(used), 0) + 1 FROM answers)"  # the order of uses (a hit or a put)
+SCHEMA = (
+    "CREATE INDEX IF NOT EXISTS answers_by_use ON answers (used)",
+    # the size of the answers kept, kept by the database itself: servers sharing the file all see it
+    "CREATE TABLE IF NOT EXISTS kept (bytes INTEGER NOT NULL)",
+    "INSERT INTO kept (bytes) SELECT COALESCE(SUM(size), 0) FROM answers WHERE NOT EXISTS (SELECT 1 FROM kept)",
+    "CREATE TRIGGER IF NOT EXISTS kept_put AFTER INSERT ON answers BEGIN "
+    "UPDATE kept SET bytes = bytes + NEW.size; END",
+    "CREATE TRIGGER IF NOT EXISTS kept_changed AFTER UPDATE OF size ON answers BEGIN "
+    "UPDATE kept SET bytes = bytes - OLD.size + NEW.size; END",
+    "CREATE TRIGGER IF NOT EXISTS kept_gone AFTER DELETE ON answers BEGIN "
+    "UPDATE kept SET bytes = bytes - OLD.size; END",
+)
+COMPACT_BYTES = 8 << 20  # free pages past this (and past a quarter of the file) after opening: VACUUM
+WAL_MOST = 64 << 20  # the write-ahead log is cut back to this after each checkpoint
 
 
 class AnswerCache:
@@ -70,24 +86,38 @@ class AnswerCache:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=2)  # locked longer: no cache
         prefix = solver_stamp() + ":"
-        with self._lock, self._db:
+        with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, "
-                             "hits INTEGER NOT NULL DEFAULT 0)")
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
-            for column in ("used", "size"):  # (a cache made before they were kept)
-                if column not in columns:
-                    self._db.execute(f"ALTER TABLE answers ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
-            self._db.execute("DELETE FROM answers WHERE substr(key, 1, ?) != ?", (len(prefix), prefix))
-            self._db.execute("CREATE INDEX IF NOT EXISTS answers_by_use ON answers (used)")
-            self._bytes, last_use = self._db.execute(
-                "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(used), 0) FROM answers").fetchone()
-            self._uses = itertools.count(last_use + 1)  # the order of uses (a hit or a put), for eviction
-            if self._bytes > self.max_bytes:  # (a smaller size asked for than the cache holds)
-                self._evict()
+            self._db.execute(f"PRAGMA journal_size_limit={WAL_MOST}")
+            with self._db:
+                self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, "
+                                 "hits INTEGER NOT NULL DEFAULT 0)")
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
+                for column in ("used", "size"):  # (a cache made before they were kept)
+                    if column not in columns:
+                        self._db.execute(f"ALTER TABLE answers ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+                for statement in SCHEMA:
+                    self._db.execute(statement)
+                self._db.execute("DELETE FROM answers WHERE substr(key, 1, ?) != ?", (len(prefix), prefix))
+                self._evict()  # (a smaller size asked for than the cache holds)
+            self._compact()
         self.hits = 0
         self.misses = 0
         self._closed = False  # closed as the server stops: a request still running skips it
+
+    def _compact(self) -> None:
+        """Give the disk back what a large deletion when opening freed (another version's answers,
+        or a smaller size): SQLite reuses free pages but never shrinks its file by itself. A
+        cache another process holds open is left as it is."""
+        page = self._db.execute("PRAGMA page_size").fetchone()[0]
+        free = self._db.execute("PRAGMA freelist_count").fetchone()[0] * page
+        pages = self._db.execute("PRAGMA page_count").fetchone()[0] * page
+        if free > COMPACT_BYTES and 4 * free > pages:
+            try:
+                self._db.execute("VACUUM")
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.OperationalError:  # (busy: another server uses it)
+                pass
 
     @staticmethod
     def key(question: dict[str, Any]) -> str:
@@ -113,8 +143,7 @@ class AnswerCache:
             self.misses -= 1
         self.hits += 1
         try:  # (the hit counter is for the curious; a failure to write either costs the answer nothing)
-            self._execute("UPDATE answers SET hits = hits + 1, used = ? WHERE key = ?", (next(self._uses), key),
-                          write=True)
+            self._execute(f"UPDATE answers SET hits = hits + 1, used = {NEXT_USE} WHERE key = ?", (key,), write=True)
         except sqlite3.Error as err:
             self._note("count a hit in", err)
         return answer
@@ -128,31 +157,30 @@ class AnswerCache:
             with self._using(write=True) as db:
                 if db is None:
                     return
-                db.execute("INSERT INTO answers (key, answer, used, size) VALUES (?, ?, ?, ?) ON CONFLICT (key) "
-                           "DO UPDATE SET answer = excluded.answer, used = excluded.used, size = excluded.size",
-                           (key, text, next(self._uses), size))
-                self._bytes += size  # (an answer put again counts twice until the next eviction's sum)
-                if self._bytes > self.max_bytes:
-                    self._evict()
+                db.execute(f"INSERT INTO answers (key, answer, used, size) VALUES (?, ?, {NEXT_USE}, ?) ON CONFLICT "
+                           "(key) DO UPDATE SET answer = excluded.answer, used = excluded.used, size = excluded.size",
+                           (key, text, size))
+                self._evict()
         except sqlite3.Error as err:
             self._note("write", err)
 
     def _evict(self) -> None:
-        """Drop the least recently used answers down to ``EVICT_TO`` of the size (the lock and a
-        transaction held by the caller)."""
-        total = self._db.execute("SELECT COALESCE(SUM(size), 0) FROM answers").fetchone()[0]
+        """If the cache is past its size, drop the least recently used answers down to
+        ``EVICT_TO`` of it (the lock and a write transaction held by the caller, so that servers
+        sharing the file evict one at a time)."""
+        total = self._db.execute("SELECT bytes FROM kept").fetchone()[0]
+        if total <= self.max_bytes:
+            return
         room = int(self.max_bytes * EVICT_TO)
         doomed = []
-        if total > self.max_bytes:
-            oldest = self._db.execute("SELECT key, size FROM answers ORDER BY used")
-            for key, size in oldest:
-                if total <= room:
-                    break
-                doomed.append((key,))
-                total -= size
-            oldest.close()
+        oldest = self._db.execute("SELECT key, size FROM answers ORDER BY used")
+        for key, size in oldest:
+            if total <= room:
+                break
+            doomed.append((key,))
+            total -= size
+        oldest.close()
         self._db.executemany("DELETE FROM answers WHERE key = ?", doomed)
-        self._bytes = total
 
     def _execute(self, sql: str, args: tuple, write: bool = False) -> tuple | None:
         """``sql`` on the database (``_using``): a read's first row, or None."""
