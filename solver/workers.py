@@ -122,8 +122,8 @@ def _shared_out(crew, items: Sequence[T], name: Callable[[T], str]) -> Iterator[
 
 @contextmanager
 def _ctrl_c_held() -> Iterator[None]:
-    """Ctrl-C while the block runs is raised after it (on the main thread, where Python runs
-    signal handlers; elsewhere the block runs as it is)."""
+    """A Ctrl-C while the block runs is delivered after it, to the handler the command had (on
+    the main thread, where Python runs signal handlers; elsewhere the block runs as it is)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -133,8 +133,8 @@ def _ctrl_c_held() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-    if pressed:
-        raise KeyboardInterrupt
+        if pressed:
+            signal.raise_signal(signal.SIGINT)
 
 
 def _tell(conn: Connection, message: Any) -> bool:
