@@ -149,7 +149,9 @@ def _tell(conn: Connection, message: Any) -> bool:
 def _died(worker, item: str) -> WorkerDied:
     worker.join(timeout=1)
     code = worker.exitcode
-    if code is not None and code < 0:
+    if code is None:  # (not ended within the second: it closed its end of the pipe)
+        how = "its pipe closed"
+    elif code < 0:
         how = f"killed by {signal.Signals(-code).name}" + (", perhaps for want of memory" if code == -9 else "")
     else:
         how = f"exit code {code}"
