@@ -230,7 +230,9 @@ def test_cli_replay_reads_moves_from_stdin_and_board_from_file(tmp_path):
 
 
 def _random_mask(rng: random.Random) -> str:
-    """A random piece as a #/. mask: up to 4x4, its corners kept so no row or column is blank."""
+    """A random piece as a #/. mask: up to 4x4, two opposite corners kept so that no edge row or
+    column is blank (a blank one in the middle makes a piece of two parts, which a level may
+    define too)."""
     rows, cols = rng.randint(1, 4), rng.randint(1, 4)
     grid = [[rng.random() < 0.6 for _ in range(cols)] for _ in range(rows)]
     grid[0][0] = grid[-1][-1] = True

@@ -99,6 +99,9 @@ def test_a_worker_count_out_of_range_is_refused(command, workers):
 
 
 def _square(n: int) -> int:
+    """n squared, slowly for every third n: later items finish first, and must wait their turn."""
+    if n % 3 == 0:
+        time.sleep(0.02)
     return n * n
 
 
