@@ -395,21 +395,25 @@ def test_generate_to_an_unwritable_place_is_exit_2(tmp_path):
     assert "Traceback" not in result.output and "error:" in result.output
 
 
-def test_stop_keeps_the_results_before_it_and_resumes_to_the_same_pack(base_pack, tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_stop_keeps_the_results_before_it_and_resumes_to_the_same_pack(base_pack, tmp_path, workers):
     """``stop`` (how Ctrl-C reaches the generator) ends the run with ``Interrupted``; the result
-    in hand when it is asked is dropped, since the stop may have cut its proof short."""
+    in hand when it is asked is dropped, since the stop may have cut its proof short. With
+    workers, those under way are killed (``solver/workers.py``), and the resumed run is the same
+    pack."""
     from generator.pack import Interrupted
 
     out = tmp_path / "stopped.json"
     asked = []
     with pytest.raises(Interrupted) as stopped:
-        generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: asked.append(1) or len(asked) == 3)
+        generate_pack(KIND, COUNT, SEED, out, TRAYS, workers=workers,
+                      stop=lambda: asked.append(1) or len(asked) == 3)
     partial = tmp_path / "stopped.json.partial.jsonl"
     assert stopped.value.kept == 2 and stopped.value.partial == partial
     lines = partial.read_text().splitlines()
     assert len(lines) == 3 and [json.loads(line)["index"] for line in lines[1:]] == [0, 1]
     assert not out.exists()
-    report = generate_pack(KIND, COUNT, SEED, out, TRAYS)
+    report = generate_pack(KIND, COUNT, SEED, out, TRAYS, workers=workers)
     assert json.dumps(report.pack, indent=1) == base_pack
 
 
