@@ -10,8 +10,6 @@ solve run through ``solve_cpsat`` ticks them every ``CPSAT_TICK`` seconds, with 
 
 from __future__ import annotations
 
-import ctypes
-import os
 import select
 import signal
 import socket
@@ -33,7 +31,6 @@ node_base = 0
 in_compiled = 0
 
 CPSAT_TICK = 0.1  # seconds between a CP-SAT solve's ticks
-PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 
 # A Ctrl-C that came while a compiled search ran (``in_compiled``) and that no watcher took: it
 # stops the search at its next clock check, and is raised as a KeyboardInterrupt once the
@@ -170,21 +167,3 @@ def solve_cpsat(solver, model):
     if status == cp_model.MODEL_INVALID:  # never read as "no solution": a bad parameter or model is our mistake
         raise ValueError(f"CP-SAT refused the model: {model.validate() or 'invalid solver parameters'}")
     return status
-
-
-def as_worker(parent: int) -> None:
-    """Start a worker process of a command's pool (``generate --workers``, and ``solve`` and
-    ``verify`` of a pack), forked by process ``parent``: it leaves Ctrl-C to the parent (a
-    terminal sends it to every process of the command), reports to none of the parent's
-    watchers, and dies with the parent. On Linux a parent killed outright (SIGKILL, or SIGTERM's
-    default) would otherwise leave it searching for as long as its level's time limit allows (for
-    ever with ``--time-limit inf``)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    WATCHERS.clear()
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        except (OSError, AttributeError):  # (no prctl: the parent's normal exit still ends it)
-            pass
-        if os.getppid() != parent:  # the parent died before the line above could take effect
-            os._exit(1)

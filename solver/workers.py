@@ -10,16 +10,18 @@ it was with ``multiprocessing.Pool``, whose ``imap`` never returns a dead worker
 review: ``verify --workers 2`` waited for good after one worker was killed).
 
 A Ctrl-C while the workers are forked is held until they all are (a worker ignores Ctrl-C,
-``watch.as_worker``, and hears of it from its parent): one that landed in a fork's hooks left a
+``_start_worker``, and hears of it from its parent): one that landed in a fork's hooks left a
 lock held, and the next fork hung (the same review: 18 of 40 Ctrl-Cs sent to the command's
 process group as its workers started went wrong, two of them hanging for good).
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,6 +32,7 @@ from . import watch
 from .errors import RulesError, TenfoldError
 
 MAX_WORKERS = 64  # a command forks them all at once
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -160,7 +163,7 @@ def _died(worker, item: str) -> WorkerDied:
 
 def _work(task: Callable[[Any], Any], conn: Connection, parent: int) -> None:
     """A worker: answers items until told to stop (None) or its parent is gone."""
-    watch.as_worker(parent)
+    _start_worker(parent)
     while True:
         try:
             message = conn.recv()
@@ -177,3 +180,20 @@ def _work(task: Callable[[Any], Any], conn: Connection, parent: int) -> None:
             conn.send(reply)
         except Exception as err:  # an answer or an error that does not pickle
             conn.send((index, False, RuntimeError(f"{type(err).__name__}: {err}")))
+
+
+def _start_worker(parent: int) -> None:
+    """A worker forked by process ``parent`` leaves Ctrl-C to the parent (a terminal sends it to
+    every process of the command), reports to none of the parent's watchers, and dies with the
+    parent. On Linux a parent killed outright (SIGKILL, or SIGTERM's default) would otherwise
+    leave it searching for as long as its level's time limit allows (for ever with
+    ``--time-limit inf``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch.WATCHERS.clear()
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):  # (no prctl: the parent's normal exit still ends it)
+            pass
+        if os.getppid() != parent:  # the parent died before the line above could take effect
+            os._exit(1)
