@@ -11,13 +11,12 @@ from typing import Annotated, Any, Optional
 import typer
 
 from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, interrupted, progress,
-                        read_json_arg, searching, source_name)
+                        read_json_arg, read_moves_arg, searching, source_name)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.campaign_jit import warm_up
-from solver.continuation import solve_after, spelled_rest
+from solver.continuation import position_after, solve_position, spelled_rest
 from solver.errors import FormatError, RulesError, clipped
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
-from solver.moves import parse_moves
 from solver.verify import Verdict, verify_level
 from solver.workers import MAX_WORKERS, answers_in_order, check_workers
 
@@ -168,10 +167,11 @@ def _solve_after(levels: list[Level], single: bool, after: str, method: str, tim
         raise RulesError("--after: the rest of a part-played level is solved by --method search, "
                          f"got --method {method}")
     lv = levels[0]
-    moves = parse_moves(read_json_arg(after, "--after"), "--after")
+    moves, where = read_moves_arg(after, "--after")
+    start = position_after(lv, moves, where)
     nodes = {} if node_limit is None else {"node_limit": node_limit}
     with searching(f"solving {lv.id} after {len(moves)} move{'s' * (len(moves) != 1)}") as interrupt:
-        position, answer = solve_after(lv, moves, time_limit=time_limit, hint=lv.solution, **nodes)
+        position, answer = solve_position(lv, start, time_limit=time_limit, hint=lv.solution, **nodes)
     rest = None if answer.solution is None else spelled_rest(lv, position, answer.solution)
     if json_out:
         emit_json({**answer.to_json(), "solution": rest, "after": position.to_json()})

@@ -23,6 +23,7 @@ from solver import watch
 from solver.board import SIZE, Board, parse_board
 from solver.errors import MESSAGE_MOST, FormatError, RulesError, TenfoldError, clipped
 from solver.jsontext import load_json
+from solver.moves import Move, parse_moves
 from solver.variants import Mode, Variant, find_variant
 
 EXIT_BAD_INPUT = 2
@@ -117,6 +118,14 @@ def read_text_arg(value: str, what: str) -> str:
 
 def read_json_arg(value: str, what: str) -> Any:
     return load_json(read_text_arg(value, what), what)
+
+
+def read_moves_arg(value: str, option: str) -> tuple[list[Move], str]:
+    """The move list a file argument holds (``-``: stdin), and how messages name it: the option
+    and the file (``--moves m.json: moves[1]: field 'row' must be an integer``), as a level
+    file's messages name the file."""
+    where = f"{option} {source_name(value)}"
+    return parse_moves(load_json(read_text_arg(value, option), where), f"{where}: moves"), where
 
 
 def source_name(value: str) -> str:

@@ -17,7 +17,7 @@ from cli.common import (
     is_file,
     mode_arg,
     progress,
-    read_json_arg,
+    read_moves_arg,
     read_text_arg,
     refuse_missing_path,
     source_name,
@@ -32,7 +32,6 @@ from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.jsontext import load_json
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
-from solver.moves import parse_moves
 from solver.policy import POLICIES
 from solver.selfplay import mode_start_board, new_random_game, play_game
 from solver.variants import Mode
@@ -56,13 +55,13 @@ def replay(
     game_mode = mode_arg(variant, mode)
     one_board(game_mode, "replay replays")
     check_mode_stones(game_mode, start)
-    move_list = parse_moves(read_json_arg(moves, "--moves"), "--moves")
+    move_list, where = read_moves_arg(moves, "--moves")
     game = Game(variant, start, Streak.carried_in(streak), tokens if tokens is not None else game_mode.tokens)
     for i, move in enumerate(move_list):
         try:
             game.apply(move)
         except RulesError as err:
-            raise RulesError(f"--moves[{i}]: {err}") from None
+            raise RulesError(f"{where}: moves[{i}]: {err}") from None
     if json_out:  # the shape issue #2 fixed: score is the points the moves gained
         emit_json({"score": game.score, "board": game.board.text(), "streak": game.streak.run})
         return

@@ -300,8 +300,22 @@ def test_json_no_command_can_read_is_one_line(tmp_path, command, text, needles):
     assert_bad_input(runner.invoke(app, [command, write(tmp_path, "level.json", text)]), *needles)
 
 
+def test_a_move_list_error_names_the_option_and_the_file(tmp_path):
+    """replay --moves and solve --after name the file (or stdin) beside the option, as a level
+    file's errors name the file; a missing file is named by the option alone."""
+    moves = write(tmp_path, "moves.json", "[{\"piece\": \"1x1\", \"row\": 0")
+    assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", moves]),
+                     f"--moves {moves}: invalid JSON at line 1")
+    assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", "-"], input="[1]"),
+                     "--moves stdin: moves[0]: expected an object like")
+    missing = str(tmp_path / "gone.json")
+    assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", missing]),
+                     "--moves: no such file '", "gone.json'")
+
+
 def test_a_piece_that_is_not_text_in_moves_and_deals(tmp_path):
-    assert_bad_input(replay(tmp_path, [{"piece": ["1x1"], "row": 0, "col": 0}]), "--moves[0]", "string")
+    assert_bad_input(replay(tmp_path, [{"piece": ["1x1"], "row": 0, "col": 0}]),
+                     f"--moves {tmp_path / 'moves.json'}: moves[0]", "string")
     deals = write(tmp_path, "deals.json", {"trays": [["1x1"]], "reserve": [["x"]]})
     assert_bad_input(runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals", deals]),
                      "reserve[0]", "string")
@@ -1040,7 +1054,7 @@ def test_messages_spell_values_as_json_does(tmp_path):
     assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", moves]), "got true")
     moves = write(tmp_path, "moves.json", [{"piece": None, "row": 0, "col": 0}])
     assert_bad_input(runner.invoke(app, ["replay", "--rules", "halloween", "--moves", moves]),
-                     "--moves[0]: piece id must be a string, got null")
+                     f"--moves {moves}: moves[0]: piece id must be a string, got null")
     deals = write(tmp_path, "deals.txt", "1x1 1x1 1x1 1x1\n")
     assert_bad_input(runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals", deals]),
                      'expected a tray of 1 to 3 piece ids, got ["1x1", "1x1", "1x1", "1x1"]')

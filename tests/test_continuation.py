@@ -265,9 +265,10 @@ def test_cli_solve_after_bad_input_is_one_line(tmp_path):
     cases = [
         (["solve", pack, "--after", write(tmp_path, "m1.json", [])],
          f"--after: the moves of one level; give --level ID (this pack holds {held} levels)"),
-        (["solve", path, "--after", write(tmp_path, "m2.json", {"moves": []})], "--after: expected a list"),
-        (["solve", path, "--after", write(tmp_path, "m3.json", [level.solution[0].to_json()] * 2)],
-         "--after: move 1: illegal"),
+        (["solve", path, "--after", m2 := write(tmp_path, "m2.json", {"moves": []})],
+         f"--after {m2}: moves: expected a list"),  # the option and the file named
+        (["solve", path, "--after", m3 := write(tmp_path, "m3.json", [level.solution[0].to_json()] * 2)],
+         f"--after {m3}: move 1: illegal"),
         (["solve", path, "--after", str(tmp_path / "missing.json")], "--after: no such file"),
         (["solve", "-", "--after", "-"], "the file argument and --after: each reads - (stdin)"),
     ]
