@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli import answer_cache
-from cli.answer_cache import EVICT_TO, AnswerCache, solver_stamp
+from cli.answer_cache import AnswerCache, solver_stamp
 from cli.main import app
 
 runner = CliRunner()
@@ -26,7 +26,7 @@ def stored(path) -> dict[str, int]:
 
 class LruModel:
     """The rule, written plainly: answers in order of last use (a put or a hit); past ``limit``
-    bytes, the oldest go until at most ``EVICT_TO`` of it is left."""
+    bytes, the oldest go until the rest fit."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -38,9 +38,8 @@ class LruModel:
     def put(self, key: str, size: int) -> None:
         self.items[key] = size
         self.items.move_to_end(key)
-        if sum(self.items.values()) > self.limit:
-            while sum(self.items.values()) > int(self.limit * EVICT_TO):
-                self.items.popitem(last=False)
+        while sum(self.items.values()) > self.limit:
+            self.items.popitem(last=False)
 
 
 @pytest.mark.parametrize("servers", [1, 2])
@@ -108,7 +107,7 @@ def test_a_cache_opened_smaller_drops_down_to_its_new_size(tmp_path):
     assert len(full) == 100
     smaller = AnswerCache(path, max_bytes=5_000)
     kept = stored(path)
-    assert sum(kept.values()) <= 5_000 * EVICT_TO
+    assert sum(kept.values()) <= 5_000
     assert set(kept) == {AnswerCache.key({"q": i}) for i in range(100 - len(kept), 100)}  # the newest
     assert smaller.get({"q": 99}) == {"a": "y" * 200} and smaller.get({"q": 0}) is None
     smaller.close()
