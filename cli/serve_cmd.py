@@ -7,6 +7,7 @@ import io
 import json
 import selectors
 import signal
+import socket
 import sqlite3
 import sys
 import threading
@@ -86,11 +87,14 @@ class ApiHandler(BaseHTTPRequestHandler):
             if not admitted:  # the server is stopping: it answers what it took, nothing new
                 return self._refuse(503, "the server is stopping")
             try:
-                body = self._read_body(method)
-            except TimeoutError:
-                return self._refuse(408, f"body: shorter than its Content-Length (the request did not "
-                                         f"come in whole within {self.timeout} s)")
-            except BodyError as err:
+                with self.server.reading(self.connection):
+                    body = self._read_body(method)
+            except (TimeoutError, BodyError) as err:
+                if self.server.stopping:  # its read ended by the stop (``ApiServer.reading``)
+                    return self._refuse(503, "the server is stopping")
+                if isinstance(err, TimeoutError):
+                    return self._refuse(408, f"body: shorter than its Content-Length (the request did not "
+                                             f"come in whole within {self.timeout} s)")
                 return self._refuse(err.status, str(err))
             self._send(self.server.api.handle(method, self.path, body), head=method == "HEAD")
 
@@ -253,6 +257,7 @@ class ApiServer(ThreadingHTTPServer):
         self.stopping = False
         self.under_way = 0  # requests being answered
         self._quiet = threading.Condition()
+        self._reading: set[socket.socket] = set()  # connections of requests whose bodies are coming in
 
     @contextmanager
     def requests(self) -> Iterator[bool]:
@@ -271,14 +276,34 @@ class ApiServer(ThreadingHTTPServer):
                     self.under_way -= 1
                     self._quiet.notify_all()
 
+    @contextmanager
+    def reading(self, connection: socket.socket) -> Iterator[None]:
+        """An admitted request's body is read inside this. A stop ends the read at once (the
+        connection's reading side shut: the read finds the body's end, and the request is
+        answered 503): a client that sent its headers and no body, or trickles its body, would
+        otherwise hold the stop for up to the timeout."""
+        with self._quiet:
+            self._reading.add(connection)
+            if self.stopping:
+                _stop_reading(connection)
+        try:
+            yield
+        finally:
+            with self._quiet:
+                self._reading.discard(connection)
+
     def finish(self, drop: threading.Event | None = None) -> int:
         """Stop taking requests and wait for those under way to be answered, until ``drop`` is
         set (``serve``'s handlers set it at a second signal) or a KeyboardInterrupt (where no such
-        handler is set). The number of requests left unanswered."""
+        handler is set); a request whose body is still coming in is answered 503 at once. The
+        number of requests left unanswered."""
         with self._quiet:
             self.stopping = True
-            if self.under_way and not (drop and drop.is_set()):
-                sys.stderr.write(f"stopping: answering the {self.under_way} request(s) under way first "
+            for connection in self._reading:
+                _stop_reading(connection)
+            answering = self.under_way - len(self._reading)  # (those still reading are refused at once)
+            if answering and not (drop and drop.is_set()):
+                sys.stderr.write(f"stopping: answering the {answering} request(s) under way first "
                                  f"(Ctrl-C again to drop them)\n")
             try:
                 while self.under_way and not (drop and drop.is_set()):
@@ -373,6 +398,15 @@ class ApiServer(ThreadingHTTPServer):
                                                                ConnectionAbortedError)):
             return
         sys.stderr.write(f"note: request from {client_address[0]} failed: {err!r}\n")
+
+
+def _stop_reading(connection: socket.socket) -> None:
+    """Shut ``connection``'s reading side: a read under way on another thread returns at once, as
+    at the end of the stream; the answer can still be written."""
+    try:
+        connection.shutdown(socket.SHUT_RD)
+    except OSError:  # (the client has gone)
+        pass
 
 
 def check_origin(origin: str) -> None:

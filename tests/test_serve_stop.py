@@ -178,6 +178,34 @@ def test_a_body_that_never_arrives_is_answered_408(monkeypatch):
         server.server_close()
 
 
+@pytest.mark.parametrize("sent", [
+    b"Content-Length: 500\r\n\r\n",  # headers alone
+    b"Content-Length: 500\r\n\r\n{\"rules\":",  # a body stopped short
+    b"Transfer-Encoding: chunked\r\n\r\n40\r\n{\"rules\":",  # a chunked one
+])
+def test_a_stop_answers_a_request_whose_body_is_still_coming_503_at_once(monkeypatch, sent):
+    """A stop waits for the requests under way, but not for a body that is still coming in: a
+    client that sent its headers and no more held it for the whole timeout (30 s by default)."""
+    monkeypatch.setattr(ApiHandler, "timeout", 60)
+    server = running(Api({}, None))
+    with socket.create_connection(server.server_address[:2], timeout=10) as conn:
+        conn.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\n" + sent)
+        wait_until(lambda: server.under_way == 1)
+        server.shutdown()
+        server.server_close()
+        left = []
+        finishing = threading.Thread(target=lambda: left.append(server.finish()))
+        finishing.start()
+        finishing.join(10)
+        assert left == [0]  # (within 10 s of a 60 s timeout)
+        chunks = []
+        while chunk := conn.recv(4096):
+            chunks.append(chunk)
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 503") and b"Connection: close" in head
+    assert json.loads(body) == {"error": "the server is stopping"}
+
+
 @pytest.mark.parametrize("part", ["headers", "body"])
 def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_timeout(monkeypatch, part):
     """A client that sends its request a byte now and then, each byte well within the timeout
