@@ -124,8 +124,15 @@ def read_moves_arg(value: str, option: str) -> tuple[list[Move], str]:
     """The move list a file argument holds (``-``: stdin), and how messages name it: the option
     and the file (``--moves m.json: moves[1]: field 'row' must be an integer``), as a level
     file's messages name the file."""
+    data, where = read_named_json(value, option)
+    return parse_moves(data, f"{where}: moves"), where
+
+
+def read_named_json(value: str, option: str) -> tuple[Any, str]:
+    """The JSON a file argument holds (``-``: stdin), and how messages name it: the option and
+    the file (``--moves m.json``)."""
     where = f"{option} {source_name(value)}"
-    return parse_moves(load_json(read_text_arg(value, option), where), f"{where}: moves"), where
+    return load_json(read_text_arg(value, option), where), where
 
 
 def source_name(value: str) -> str:

@@ -17,7 +17,7 @@ from cli.common import (
     is_file,
     mode_arg,
     progress,
-    read_moves_arg,
+    read_named_json,
     read_text_arg,
     refuse_missing_path,
     source_name,
@@ -32,6 +32,7 @@ from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.jsontext import load_json
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
+from solver.moves import Move, parse_moves, parse_turns
 from solver.policy import POLICIES
 from solver.selfplay import mode_start_board, new_random_game, play_game
 from solver.variants import Mode
@@ -40,7 +41,9 @@ from solver.variants import Mode
 @cli_errors
 def replay(
     rules: RulesOpt,
-    moves: Annotated[str, typer.Option(help="JSON file with a flat list of moves, or - for stdin")],
+    moves: Annotated[str, typer.Option(help="JSON file (- for stdin) with a flat list of moves, a turn every 3 "
+                                            "placements, or a list of turns, each a list of moves with 1 to 3 "
+                                            "placements (a level's trays of fewer pieces)")],
     board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (- for stdin; default: empty)")] = None,
     streak: Annotated[int, typer.Option(help="consecutive clearing placements before the first move")] = 0,
     mode: Annotated[Optional[str], typer.Option(help="mode whose token count (and stone count) applies "
@@ -48,20 +51,22 @@ def replay(
     tokens: Annotated[Optional[int], typer.Option(help="tokens available (default: the mode's)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
-    """Replay a move list; a new turn starts after every 3 placements."""
+    """Replay a move list; a new turn starts after every 3 placements, or as the list's turns say."""
     check_streak_and_tokens(streak, tokens, rules)
     variant = variant_arg(rules)
     start = board_arg(board)
     game_mode = mode_arg(variant, mode)
     one_board(game_mode, "replay replays")
     check_mode_stones(game_mode, start)
-    move_list, where = read_moves_arg(moves, "--moves")
+    data, where = read_named_json(moves, "--moves")
+    turns = parse_turns(data, f"{where}: moves")
     game = Game(variant, start, Streak.carried_in(streak), tokens if tokens is not None else game_mode.tokens)
-    for i, move in enumerate(move_list):
-        try:
-            game.apply(move)
-        except RulesError as err:
-            raise RulesError(f"{where}: moves[{i}]: {err}") from None
+    if turns is None:  # a flat list: the engine ends a turn every three placements
+        _replay(game, parse_moves(data, f"{where}: moves"), f"{where}: moves")
+    for t, turn in enumerate(turns or []):
+        _replay(game, turn, f"{where}: moves[{t}]")
+        if game.placements_in_turn:  # (a turn of three ended at its third placement)
+            game.end_turn()
     if json_out:  # the shape issue #2 fixed: score is the points the moves gained
         emit_json({"score": game.score, "board": game.board.text(), "streak": game.streak.run})
         return
@@ -69,6 +74,14 @@ def replay(
     typer.echo(f"score: {game.score}  streak: {game.streak.run}  placements: {game.placements}")
     if variant.token_bonus:
         typer.echo(f"tokens left: {game.tokens}  final score (their bonus included): {game.final_score}")
+
+
+def _replay(game: Game, moves: list[Move], where: str) -> None:
+    for i, move in enumerate(moves):
+        try:
+            game.apply(move)
+        except RulesError as err:
+            raise RulesError(f"{where}[{i}]: {err}") from None
 
 
 def one_board(game_mode: Mode, doing: str) -> None:

@@ -288,15 +288,28 @@ class Game:
         if self.tray is not None:
             self.tray.remove(piece.id)
         if self._turn_over(len(self.tray or ()), self.placements_in_turn):
-            bonus, self.streak = self.streak.after_turn(self.variant)
-            self.score += bonus
-            result.points += bonus
-            result.turn_bonus = bonus
-            self.placements_in_turn = 0
-            self.turns_completed += 1
+            result.turn_bonus = self._next_turn()
+            result.points += result.turn_bonus
             if self.tray is not None and self.deals is not None:
                 self.tray = [get_piece(p).id for p in (self.deals.next_tray() or [])]
         return result
+
+    def end_turn(self) -> int:
+        """End a free replay's turn now, after fewer than three placements (a level's tray of one
+        or two pieces): its flow bonus, added to the score. A dealt game's turn ends as its tray
+        empties."""
+        if self.tray is not None:
+            raise RulesError("a dealt game's turn ends when its tray is empty")
+        if not self.placements_in_turn:
+            raise RulesError("a turn of no placements")
+        return self._next_turn()
+
+    def _next_turn(self) -> int:
+        bonus, self.streak = self.streak.after_turn(self.variant)
+        self.score += bonus
+        self.placements_in_turn = 0
+        self.turns_completed += 1
+        return bonus
 
     def outcome(self, mask: Bitboard) -> tuple[Bitboard, int, int, int]:
         """What putting ``mask`` down now would do, without doing it: (filled after the clears,

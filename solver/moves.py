@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from .bitboard import Bitboard, cell_col, cell_row, scan_cells
+from .deals import TRAY_SIZE
 from .errors import FormatError
 from .jsontext import json_kind, json_value
 from .pieces import get_piece
@@ -130,3 +131,21 @@ def parse_moves(data: Any, where: str = "moves") -> list[Move]:
     if not isinstance(data, list):
         raise FormatError(f"{where}: expected a list of moves, got {json_kind(data)}")
     return [parse_move(item, f"{where}[{i}]") for i, item in enumerate(data)]
+
+
+def parse_turns(data: Any, where: str = "moves") -> list[list[Move]] | None:
+    """A list of turns, each the list of its moves with 1 to 3 placements (``[[move, ...], ...]``);
+    None for a flat list of moves (``parse_moves``), which ``data`` must then be."""
+    if not (isinstance(data, list) and data and isinstance(data[0], list)):
+        return None
+    turns = []
+    for t, turn in enumerate(data):
+        at = f"{where}[{t}]"
+        if not isinstance(turn, list):
+            raise FormatError(f"{at}: expected a turn (a list of moves), as the first is, got {json_value(turn)}")
+        moves = parse_moves(turn, at)
+        placed = sum(isinstance(move, Placement) for move in moves)
+        if not 1 <= placed <= TRAY_SIZE:
+            raise FormatError(f"{at}: expected a turn of 1 to {TRAY_SIZE} placements, got {placed}")
+        turns.append(moves)
+    return turns

@@ -242,14 +242,20 @@ class RefGame:
         self.run = self.run + 1 if cleared else 0
         self.turn_cleared = self.turn_cleared or cleared
         self.in_turn += 1
-        if self.in_turn == 3:
-            if self.turn_cleared and self.prev_turn_cleared:
-                points += FLOW_BONUS.get(self.variant, 0)
-            self.prev_turn_cleared = self.turn_cleared
-            self.turn_cleared = False
-            self.in_turn = 0
         self.score += points
+        if self.in_turn == 3:
+            points += self.end_turn()
         return points
+
+    def end_turn(self) -> int:
+        """End the turn (by itself after 3 placements; a replay's turn of fewer ends here):
+        its flow bonus, added to the score."""
+        bonus = FLOW_BONUS.get(self.variant, 0) if self.turn_cleared and self.prev_turn_cleared else 0
+        self.prev_turn_cleared = self.turn_cleared
+        self.turn_cleared = False
+        self.in_turn = 0
+        self.score += bonus
+        return bonus
 
     @property
     def text(self) -> str:

@@ -214,6 +214,69 @@ def test_cli_replay_json_matches_reference(variant, tmp_path):
         assert out == {"score": case["score"], "board": case["final_board"], "streak": case["final_streak"]}
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_cli_replay_of_turns_matches_reference(variant, tmp_path):
+    """replay --moves as a list of turns of 1 to 3 placements (a level's trays of fewer pieces):
+    each turn ends, and pays its flow bonus, where the list says, as the reference's end_turn."""
+    runner = CliRunner()
+    sizes_seen = set()
+    for seed in range(0, CASES_PER_VARIANT, 5):
+        case = make_case(variant, seed)
+        rng = random.Random(f"turns-{variant}-{seed}")
+        turns, moves = [], list(case["moves"])
+        while moves:
+            size = rng.randint(1, min(3, len(moves)))
+            turns.append(moves[:size])
+            moves = moves[size:]
+        sizes_seen.update(len(turn) for turn in turns)
+        expected = ref.RefGame(variant, case["board"], case["streak"])
+        for turn in turns:
+            for m in turn:
+                expected.place(m["piece"], m["row"], m["col"])
+            if expected.in_turn:
+                expected.end_turn()
+        args = ["replay", "--rules", variant, "--board", case["board"], "--streak", str(case["streak"]),
+                "--moves", _write_moves(tmp_path, f"{seed}.json", turns), "--json"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout) == {"score": expected.score, "board": expected.text,
+                                             "streak": expected.run}, (case, turns)
+    assert sizes_seen == {1, 2, 3}
+
+
+def test_replay_turns_hand_counted_arabic_flow(tmp_path):
+    """Arabic's +50 flow comes at the end of a turn that cleared after one that cleared. Rows 0
+    and 1 nine tiles each: a 1x1 closing row 0 (1 + 100) and a 1x1 elsewhere (1) as one turn,
+    then a 1x1 closing row 1 (1 + 100) as the next: 101 + 1 + 101 + 50 = 253. The same three
+    placements as one turn of three: 203, with no second turn to pay the flow."""
+    board = "/".join(["#########."] * 2 + ["." * 10] * 8)
+    one = {"piece": "1x1", "row": 0, "col": 9}
+    other = {"piece": "1x1", "row": 5, "col": 5}
+    two = {"piece": "1x1", "row": 1, "col": 9}
+    scores = []
+    for moves in ([[one, other], [two]], [one, other, two], [[one, other, two]]):
+        result = CliRunner().invoke(app, ["replay", "--rules", "arabic", "--board", board, "--moves",
+                                          _write_moves(tmp_path, "m.json", moves), "--json"])
+        assert result.exit_code == 0, result.output
+        scores.append(json.loads(result.stdout)["score"])
+    assert scores == [253, 203, 203]
+
+
+@pytest.mark.parametrize("moves, message", [
+    ([[]], "moves[0]: expected a turn of 1 to 3 placements, got 0"),
+    ([[{"token": "reroll"}]], "moves[0]: expected a turn of 1 to 3 placements, got 0"),
+    ([[{"piece": "1x1", "row": r, "col": 0} for r in range(4)]], "moves[0]: expected a turn of 1 to 3 placements, got 4"),
+    ([[{"piece": "1x1", "row": 0, "col": 0}], {"piece": "1x1", "row": 1, "col": 0}],
+     'moves[1]: expected a turn (a list of moves), as the first is, got {"piece": "1x1", "row": 1, "col": 0}'),
+    ([[{"piece": "1x1", "row": 0, "col": 0}], [{"piece": "1x1", "row": 0, "col": 0}]],
+     "moves[1][0]: piece 1x1 at row 0, col 0 overlaps a tile at row 0, col 0"),
+])
+def test_replay_turns_bad_input(tmp_path, moves, message):
+    path = _write_moves(tmp_path, "m.json", moves)
+    result = CliRunner().invoke(app, ["replay", "--rules", "arabic", "--moves", path])
+    assert result.exit_code == 2 and result.stderr.strip() == f"error: --moves {path}: {message}", result.output
+
+
 def test_cli_replay_reads_moves_from_stdin_and_board_from_file(tmp_path):
     case = make_case("sudoku", 7)
     board_file = tmp_path / "board.txt"
