@@ -74,11 +74,7 @@ def test_stopping_answers_the_requests_under_way_and_takes_no_new_ones():
     asking.start()
     wait_until(lambda: server.under_way)
     assert server.under_way == 1
-    server.shutdown()
-    server.server_close()
-    left = []
-    finishing = threading.Thread(target=lambda: left.append(server.finish()))
-    finishing.start()
+    finishing, left = stop_in_thread(server)
     time.sleep(0.3)
     assert finishing.is_alive() and "status" not in reply  # waiting for the answer under way
     kept.request("GET", "/health")  # a new request on a connection already open: refused, told why
@@ -93,6 +89,17 @@ def test_stopping_answers_the_requests_under_way_and_takes_no_new_ones():
         raise AssertionError("a stopped server took a new connection")
     except OSError:
         pass
+
+
+def stop_in_thread(server) -> tuple[threading.Thread, list[int]]:
+    """Stop ``server`` as ``serve`` does (no new connections, then ``finish``) on a thread of its
+    own: the thread, and the list ``finish``'s answer (requests left unanswered) goes into."""
+    server.shutdown()
+    server.server_close()
+    left: list[int] = []
+    finishing = threading.Thread(target=lambda: left.append(server.finish()))
+    finishing.start()
+    return finishing, left
 
 
 def serve_process(tmp_path, db: Path):
@@ -191,11 +198,7 @@ def test_a_stop_answers_a_request_whose_body_is_still_coming_503_at_once(monkeyp
     with socket.create_connection(server.server_address[:2], timeout=10) as conn:
         conn.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\n" + sent)
         wait_until(lambda: server.under_way == 1)
-        server.shutdown()
-        server.server_close()
-        left = []
-        finishing = threading.Thread(target=lambda: left.append(server.finish()))
-        finishing.start()
+        finishing, left = stop_in_thread(server)
         finishing.join(10)
         assert left == [0]  # (within 10 s of a 60 s timeout)
         chunks = []
