@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TextIO
 
 import typer
+from typer.core import TyperGroup
 
 from cli.entry import EXIT_INTERRUPTED  # (defined where nothing else is loaded yet)
 from solver import watch
@@ -490,3 +491,25 @@ def interrupted(what: str = "") -> None:
 
 
 interrupt_said = False  # whether ``interrupted`` spoke (typer's own exit 130 for Ctrl-C says nothing)
+
+
+class FlagsGroup(TyperGroup):
+    """A command group whose help shows a flag (``--json``, ``--help``) as a flag: typer 0.29
+    writes ``--json <bool>``, as if it took a value, which ``--json true`` then refuses."""
+
+    def get_params(self, ctx):
+        return _flags_take_no_value(super().get_params(ctx))
+
+    def get_command(self, ctx, name):
+        command = super().get_command(ctx, name)
+        if command is not None:
+            _flags_take_no_value(command.get_params(ctx))
+        return command
+
+
+def _flags_take_no_value(params: list) -> list:
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""  # (the help's type column: empty)
+    return params
+

@@ -6,7 +6,6 @@ import signal
 import sys
 
 import typer
-from typer.core import TyperGroup
 
 try:
     from typer._click import exceptions as click_errors  # typer 0.2x carries its own click
@@ -16,12 +15,12 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
 from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
 from cli import common, ten_cmds
-from cli.common import EXIT_INTERRUPTED
+from cli.common import EXIT_INTERRUPTED, FlagsGroup
 from solver import watch
 from solver.errors import MESSAGE_MOST, clipped
 
 
-class OneLineErrors(TyperGroup):
+class OneLineErrors(FlagsGroup):
     """The command group, whose usage errors (an unknown option, a value of the wrong type, a
     missing argument) are one ``error:`` line on stderr and exit code 2, as the commands' own
     errors are, instead of typer's framed box."""

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli import common
-from cli.common import check_seconds, cli_errors, emit_json, read_json_arg, source_name
+from cli.common import FlagsGroup, check_seconds, cli_errors, emit_json, read_json_arg, source_name
 from solver.errors import RulesError
 from solver.ten.lines import lines_to_json, threats, winning_moves
 from solver.ten.play import play_game
@@ -17,7 +17,7 @@ from solver.ten.position import TenPosition, colour_name, parse_position
 from solver.ten.search import SolveResult, check_not_over
 
 app = typer.Typer(help="Ten (Steffen Spiele): winning lines, exact solving, and seeded games.",
-                  no_args_is_help=True)
+                  no_args_is_help=True, cls=FlagsGroup)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
 PositionArg = Annotated[str, typer.Argument(help="tenfold.ten/1 position file, or - for stdin")]

@@ -598,6 +598,28 @@ def test_a_usage_error_is_one_line_too(args, needles):
     assert line.startswith("error: ")
 
 
+def test_every_help_shows_flags_as_flags_and_they_take_no_value():
+    """typer 0.29's help wrote each flag as '--json <bool>', as if it took a value (which '--json
+    true' refuses); every command's help, the groups' too, shows its flags bare."""
+    import typer.main
+
+    root = typer.main.get_command(app)
+    paths = [[]] + [[name] for name in root.commands]
+    paths += [["ten", name] for name in root.commands["ten"].commands]
+    flags = 0
+    for path in paths:
+        result = runner.invoke(app, [*path, "--help"], terminal_width=200)
+        assert result.exit_code == 0, (path, result.output)
+        assert "<bool>" not in result.output, (path, result.output)
+        for line in result.output.splitlines():
+            cells = line.strip("│ ").split()
+            if cells and cells[0] in ("--json", "--help", "--version", "--verbose", "--solution", "--fixed-rounds"):
+                flags += 1
+                assert not cells[1].startswith("<"), (path, line)
+    assert flags > len(paths)  # --help everywhere, and more
+    assert_bad_input(runner.invoke(app, ["ten", "wins", "-", "--json", "true"]), "unexpected extra argument(s) (true)")
+
+
 def test_help_and_a_bare_group_still_show_the_help():
     assert runner.invoke(app, ["solve", "--help"]).exit_code == 0
     bare = runner.invoke(app, ["ten"])
