@@ -512,4 +512,3 @@ def _flags_take_no_value(params: list) -> list:
         if getattr(param, "is_flag", False) and param.metavar is None:
             param.metavar = ""  # (the help's type column: empty)
     return params
-
