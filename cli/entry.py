@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 
+_LOADED = time.perf_counter()  # this module's loading: a console script's start, as near as Python lets us know
+STARTED: float | None = None  # the console script's start (main's), which a hint's time limit counts from
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (every command's; cli.common reads it here)
 _pressed = False  # Ctrl-C came while the modules loaded
 
@@ -34,6 +37,8 @@ def _interrupted(when: str) -> None:
 
 
 def main() -> None:
+    global STARTED
+    STARTED = _LOADED  # (a command run otherwise, as the tests run them, counts from its own start)
     signal.signal(signal.SIGINT, _while_loading)
     if sys.argv[1:2] == ["serve"]:  # a service manager's stop is its Ctrl-C, also while the modules load
         signal.signal(signal.SIGTERM, _while_loading)

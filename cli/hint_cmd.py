@@ -28,8 +28,9 @@ def hint(
     policy: Annotated[str, typer.Option(help="best (the tray's best plan, as tenfold tray) or expert (endless "
                                               "play: points + board evaluation + lookahead)")] = "best",
     time_limit: Annotated[Optional[float], typer.Option(
-        "--time-limit", help="seconds the expert's answer may take (--policy expert; default 1, loading the compiled "
-                            "kernels included, not compiling them after an install; 0: no lookahead)")] = None,
+        "--time-limit", help="seconds the expert's answer may take from the command's start (--policy expert; "
+                            "default 1; starting tenfold and loading its compiled kernels count, compiling them "
+                            "after an install does not; 0: no lookahead)")] = None,
     fixed_rounds: Annotated[bool, typer.Option(
         "--fixed-rounds", help="expert: run every lookahead round whatever the clock, so the same input gets "
                                "the same plan on any machine")] = False,
@@ -66,10 +67,15 @@ def hint(
 
 def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, tokens: int,
                  time_limit: float, json_out: bool, spelled: list[str], fixed_rounds: bool) -> None:
+    from cli.entry import STARTED
     from solver.expert import hint as expert_hint
 
     answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit,
-                         fixed_rounds=fixed_rounds)
+                         fixed_rounds=fixed_rounds, started=STARTED)
+    if time_limit and not fixed_rounds and answer["ms"] > 1000 * time_limit:
+        typer.echo(f"note: answered in {answer['ms'] / 1000:.2f} s, past --time-limit {time_limit:g}: the answer "
+                   "without lookahead took that long (starting tenfold and loading its compiled kernels "
+                   "included)", err=True)
     if json_out:
         emit_json(spell_tray_answer(answer, variant_arg(rules), start, streak, tokens, spelled))
         return

@@ -523,17 +523,19 @@ def _plan_keys(game: Game, moves: list[Move]) -> dict[tuple, Move]:
 
 
 def hint(variant: Variant, board, pieces: list[str], streak: int = 0, tokens: int = 0,
-         time_limit: float = 1.0, seed: int = 0, fixed_rounds: bool = False) -> dict:
+         time_limit: float = 1.0, seed: int = 0, fixed_rounds: bool = False,
+         started: float | None = None) -> dict:
     """The expert's whole plan for one tray, token moves included, within ``time_limit`` seconds.
 
     Looks ahead on every position (not only tight ones) while the budget lasts: 85 % of
-    ``time_limit`` from the start, loading the compiled kernels and the enumeration
+    ``time_limit`` from ``started`` (a ``time.perf_counter()``: the command's start, so that its
+    loading counts too; default: now), loading the compiled kernels and the enumeration
     included (compiling them, after an install, is not counted), so the rest covers
     the last round and the bookkeeping. ``fixed_rounds``: every lookahead runs all its rounds whatever the
     clock, so the same input gets the same plan on any machine (``time_limit`` is then unused,
-    but for 0: no lookahead).
+    but for 0: no lookahead). ``ms`` counts from ``started``.
     """
-    start = time.perf_counter()
+    start = time.perf_counter() if started is None else started
     game = Game(variant, board, Streak.carried_in(streak), tokens, list(pieces), None)
     moves: list[Move] = []
     last: Decision | None = None
