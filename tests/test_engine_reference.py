@@ -253,13 +253,17 @@ def test_replay_turns_hand_counted_arabic_flow(tmp_path):
     one = {"piece": "1x1", "row": 0, "col": 9}
     other = {"piece": "1x1", "row": 5, "col": 5}
     two = {"piece": "1x1", "row": 1, "col": 9}
+    third = {"piece": "1x1", "row": 6, "col": 6}
     scores = []
-    for moves in ([[one, other], [two]], [one, other, two], [[one, other, two]]):
+    # and a flat list that stops inside its second turn leaves it open: no flow (204), where the
+    # same moves as two turns pay it (254)
+    for moves in ([[one, other], [two]], [one, other, two], [[one, other, two]],
+                  [one, other, third, two], [[one, other, third], [two]]):
         result = CliRunner().invoke(app, ["replay", "--rules", "arabic", "--board", board, "--moves",
                                           _write_moves(tmp_path, "m.json", moves), "--json"])
         assert result.exit_code == 0, result.output
         scores.append(json.loads(result.stdout)["score"])
-    assert scores == [253, 203, 203]
+    assert scores == [253, 203, 203, 204, 254]
 
 
 @pytest.mark.parametrize("moves, message", [
