@@ -8,7 +8,7 @@ import sys
 import time
 
 _LOADED = time.perf_counter()  # this module's loading: a console script's start, as near as Python lets us know
-STARTED: float | None = None  # the console script's start (main's), which a hint's time limit counts from
+STARTED: float | None = None  # the command's start while one runs as a program (what a hint's time limit counts from)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (every command's; cli.common reads it here)
 _pressed = False  # Ctrl-C came while the modules loaded
 
@@ -36,9 +36,17 @@ def _interrupted(when: str) -> None:
     sys.exit(EXIT_INTERRUPTED)
 
 
-def main() -> None:
+def counting_from_start(started: bool) -> None:
+    """Whether the command now running counts its time limits from the program's start
+    (``_LOADED``: Python's start up and the modules' loading included), as the console script
+    and ``python -m cli.main`` do; a command run otherwise (in-process, as the tests run them)
+    counts from its own start."""
     global STARTED
-    STARTED = _LOADED  # (a command run otherwise, as the tests run them, counts from its own start)
+    STARTED = _LOADED if started else None
+
+
+def main() -> None:
+    counting_from_start(True)
     signal.signal(signal.SIGINT, _while_loading)
     if sys.argv[1:2] == ["serve"]:  # a service manager's stop is its Ctrl-C, also while the modules load
         signal.signal(signal.SIGTERM, _while_loading)
@@ -60,3 +68,4 @@ def main() -> None:
         raise
     finally:  # the command is done: a Ctrl-C now, as the interpreter shuts down, would kill the
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # process (status -2) after its work was done
+        counting_from_start(False)

@@ -67,15 +67,18 @@ def hint(
 
 def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, tokens: int,
                  time_limit: float, json_out: bool, spelled: list[str], fixed_rounds: bool) -> None:
-    from cli.entry import STARTED
+    from cli import entry
     from solver.expert import hint as expert_hint
+    from solver.jitcache import compile_seconds
 
+    compiling = compile_seconds()
     answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit,
-                         fixed_rounds=fixed_rounds, started=STARTED)
-    if time_limit and not fixed_rounds and answer["ms"] > 1000 * time_limit:
-        typer.echo(f"note: answered in {answer['ms'] / 1000:.2f} s, past --time-limit {time_limit:g}: the answer "
-                   "without lookahead took that long (starting tenfold and loading its compiled kernels "
-                   "included)", err=True)
+                         fixed_rounds=fixed_rounds, started=entry.STARTED)
+    counted = answer["ms"] / 1000 - (compile_seconds() - compiling)  # compiling, after an install, is not
+    if time_limit and not fixed_rounds and answer["lookahead_rounds"] == 0 and counted > time_limit:
+        typer.echo(f"note: answered in {counted:.2f} s, past --time-limit {time_limit:g}: the answer without "
+                   "lookahead took that long (starting tenfold and loading its compiled kernels included)",
+                   err=True)
     if json_out:
         emit_json(spell_tray_answer(answer, variant_arg(rules), start, streak, tokens, spelled))
         return

@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 import sys
 
+from cli import entry  # (first: python -m cli.main counts a hint's time limit from here, cli.entry's loading)
+
 import typer
 
 try:
@@ -100,4 +102,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    entry.counting_from_start(True)
     main()

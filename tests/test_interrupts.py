@@ -169,6 +169,12 @@ def test_an_interrupt_wrapped_or_outside_the_command_says_interrupted(monkeypatc
     monkeypatch.setattr(cli.main, "main", lambda: (_ for _ in ()).throw(ValueError("a bug")))
     with pytest.raises(ValueError):  # anything else is not taken for an interrupt
         run_entry(entry)
+    # and the command's start is not left behind for a later command run in-process (the hint's
+    # time limit of every test after this one counted from the module's loading: a review)
+    seen = []
+    monkeypatch.setattr(cli.main, "main", lambda: seen.append(entry.STARTED))
+    run_entry(entry)
+    assert seen == [entry._LOADED] and entry.STARTED is None
 
 
 def run_entry(entry) -> None:
