@@ -86,11 +86,12 @@ class ApiHandler(BaseHTTPRequestHandler):
         with self.server.requests() as admitted:
             if not admitted:  # the server is stopping: it answers what it took, nothing new
                 return self._refuse(503, "the server is stopping")
+            cut = threading.Event()  # set if the stop ends the body's read (``ApiServer.reading``)
             try:
-                with self.server.reading(self.connection):
+                with self.server.reading(self.connection, cut):
                     body = self._read_body(method)
             except (TimeoutError, BodyError) as err:
-                if self.server.stopping:  # its read ended by the stop (``ApiServer.reading``)
+                if cut.is_set():  # (a body refused for what it is, 411 or 413, is refused so still)
                     return self._refuse(503, "the server is stopping")
                 if isinstance(err, TimeoutError):
                     return self._refuse(408, f"body: shorter than its Content-Length (the request did not "
@@ -257,7 +258,8 @@ class ApiServer(ThreadingHTTPServer):
         self.stopping = False
         self.under_way = 0  # requests being answered
         self._quiet = threading.Condition()
-        self._reading: set[socket.socket] = set()  # connections of requests whose bodies are coming in
+        # connections of requests whose bodies are coming in, each with the event set if the stop cuts it
+        self._reading: dict[socket.socket, threading.Event] = {}
 
     @contextmanager
     def requests(self) -> Iterator[bool]:
@@ -277,20 +279,20 @@ class ApiServer(ThreadingHTTPServer):
                     self._quiet.notify_all()
 
     @contextmanager
-    def reading(self, connection: socket.socket) -> Iterator[None]:
+    def reading(self, connection: socket.socket, cut: threading.Event) -> Iterator[None]:
         """An admitted request's body is read inside this. A stop ends the read at once (the
-        connection's reading side shut: the read finds the body's end, and the request is
-        answered 503): a client that sent its headers and no body, or trickles its body, would
-        otherwise hold the stop for up to the timeout."""
+        connection's reading side shut, so the read finds the body's end, and ``cut`` set: the
+        request is answered 503): a client that sent its headers and no body, or trickles its
+        body, would otherwise hold the stop for up to the timeout."""
         with self._quiet:
-            self._reading.add(connection)
+            self._reading[connection] = cut
             if self.stopping:
-                _stop_reading(connection)
+                _stop_reading(connection, cut)
         try:
             yield
         finally:
             with self._quiet:
-                self._reading.discard(connection)
+                self._reading.pop(connection, None)
 
     def finish(self, drop: threading.Event | None = None) -> int:
         """Stop taking requests and wait for those under way to be answered, until ``drop`` is
@@ -299,8 +301,8 @@ class ApiServer(ThreadingHTTPServer):
         number of requests left unanswered."""
         with self._quiet:
             self.stopping = True
-            for connection in self._reading:
-                _stop_reading(connection)
+            for connection, cut in self._reading.items():
+                _stop_reading(connection, cut)
             answering = self.under_way - len(self._reading)  # (those still reading are refused at once)
             if answering and not (drop and drop.is_set()):
                 sys.stderr.write(f"stopping: answering the {answering} request(s) under way first "
@@ -400,9 +402,11 @@ class ApiServer(ThreadingHTTPServer):
         sys.stderr.write(f"note: request from {client_address[0]} failed: {err!r}\n")
 
 
-def _stop_reading(connection: socket.socket) -> None:
+def _stop_reading(connection: socket.socket, cut: threading.Event) -> None:
     """Shut ``connection``'s reading side: a read under way on another thread returns at once, as
-    at the end of the stream; the answer can still be written."""
+    at the end of the stream (what has come is still read first); the answer can still be
+    written. ``cut`` is set."""
+    cut.set()
     try:
         connection.shutdown(socket.SHUT_RD)
     except OSError:  # (the client has gone)

@@ -209,6 +209,27 @@ def test_a_stop_answers_a_request_whose_body_is_still_coming_503_at_once(monkeyp
     assert json.loads(body) == {"error": "the server is stopping"}
 
 
+def test_a_body_refused_for_what_it_is_keeps_its_status_as_the_stop_begins(monkeypatch):
+    """Only a read the stop cut short is answered 503: a body refused for itself (413 here) just as
+    the stop begins keeps its own status, which a retry elsewhere would get too."""
+    from cli.serve_cmd import BodyError
+
+    def refused(handler, method):
+        handler.server.stopping = True  # (the stop begins, but has not cut this read)
+        raise BodyError(413, "body: 999999 bytes, more than 65536")
+
+    monkeypatch.setattr(ApiHandler, "_read_body", refused)
+    server = running(Api({}, None))
+    try:
+        with socket.create_connection(server.server_address[:2], timeout=10) as conn:
+            conn.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\nContent-Length: 999999\r\n\r\n")
+            head = conn.recv(4096)
+        assert head.startswith(b"HTTP/1.1 413"), head
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.parametrize("part", ["headers", "body"])
 def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_timeout(monkeypatch, part):
     """A client that sends its request a byte now and then, each byte well within the timeout
