@@ -74,7 +74,7 @@ def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, token
     compiling = compile_seconds()
     answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit,
                          fixed_rounds=fixed_rounds, started=entry.STARTED)
-    counted = answer["ms"] / 1000 - (compile_seconds() - compiling)  # compiling, after an install, is not
+    counted = answer["ms"] / 1000 - (compile_seconds() - compiling)  # (compiling, after an install, is not counted)
     if time_limit and not fixed_rounds and answer["lookahead_rounds"] == 0 and counted > time_limit:
         typer.echo(f"note: answered in {counted:.2f} s, past --time-limit {time_limit:g}: the answer without "
                    "lookahead took that long (starting tenfold and loading its compiled kernels included)",

@@ -269,7 +269,8 @@ def test_replay_turns_hand_counted_arabic_flow(tmp_path):
 @pytest.mark.parametrize("moves, message", [
     ([[]], "moves[0]: expected a turn of 1 to 3 placements, got 0"),
     ([[{"token": "reroll"}]], "moves[0]: expected a turn of 1 to 3 placements, got 0"),
-    ([[{"piece": "1x1", "row": r, "col": 0} for r in range(4)]], "moves[0]: expected a turn of 1 to 3 placements, got 4"),
+    ([[{"piece": "1x1", "row": r, "col": 0} for r in range(4)]],
+     "moves[0]: expected a turn of 1 to 3 placements, got 4"),
     ([[{"piece": "1x1", "row": 0, "col": 0}], {"piece": "1x1", "row": 1, "col": 0}],
      'moves[1]: expected a turn (a list of moves), as the first is, got {"piece": "1x1", "row": 1, "col": 0}'),
     ([[{"piece": "1x1", "row": 0, "col": 0}], [{"piece": "1x1", "row": 0, "col": 0}]],
