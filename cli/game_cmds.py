@@ -63,10 +63,11 @@ def replay(
     game = Game(variant, start, Streak.carried_in(streak), tokens if tokens is not None else game_mode.tokens)
     if turns is None:  # a flat list: the engine ends a turn every three placements
         _replay(game, parse_moves(data, f"{where}: moves"), f"{where}: moves")
-    for t, turn in enumerate(turns or []):
-        _replay(game, turn, f"{where}: moves[{t}]")
-        if game.placements_in_turn:  # (a turn of three ended at its third placement)
-            game.end_turn()
+    else:
+        for t, turn in enumerate(turns):
+            _replay(game, turn, f"{where}: moves[{t}]")
+            if game.placements_in_turn:  # (a turn of three ended at its third placement)
+                game.end_turn()
     if json_out:  # the shape issue #2 fixed: score is the points the moves gained
         emit_json({"score": game.score, "board": game.board.text(), "streak": game.streak.run})
         return
