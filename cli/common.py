@@ -24,12 +24,13 @@ from solver import watch
 from solver.board import SIZE, Board, parse_board
 from solver.errors import MESSAGE_MOST, FormatError, RulesError, TenfoldError, clipped
 from solver.jsontext import load_json
+from solver.level import level_tokens_most
 from solver.moves import Move, parse_moves
 from solver.variants import Mode, Variant, find_variant
 
 EXIT_BAD_INPUT = 2
 STATUS_EVERY = 0.25  # seconds between redraws of a search's live status line
-MAX_TOKENS = 1000  # the most tokens an option takes (a level file's "tokens" has the same cap)
+MAX_TOKENS = level_tokens_most()  # the most tokens an option takes: a level file's cap on "tokens"
 MAX_STREAK = 1000  # the longest streak carried in
 # the arguments one command may read from stdin (- for each); ``path``: the file argument
 STDIN_OPTIONS = ("path", "board", "moves", "deals", "after")

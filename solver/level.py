@@ -32,6 +32,12 @@ def _schema(name: str) -> dict[str, Any]:
     return json.loads(resources.files("levels").joinpath("schema", f"{name}.schema.json").read_text("utf-8"))
 
 
+def level_tokens_most() -> int:
+    """The most tokens a level file may give (its schema's cap), which the options that take
+    tokens share."""
+    return _schema("level")["properties"]["tokens"]["maximum"]
+
+
 @lru_cache(maxsize=None)
 def _validator(name: str):
     """The schema's validator, whose first error a message names."""

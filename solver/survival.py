@@ -37,9 +37,12 @@ import numba as nb
 import numpy as np
 
 from .board_jit import _settle
+from .deals import TRAY_SIZE
 from .enumerate_jit import split, zone_tables
 from .pieces import placements
 from .variants import Variant
+
+assert TRAY_SIZE == 3, "_placeable places a tray of three pieces, and the deal weights count three draws"
 
 
 @lru_cache(maxsize=None)

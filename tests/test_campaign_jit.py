@@ -618,6 +618,62 @@ def test_bitboard_move_generator_matches_the_rules_engine():
     assert checked > 1000 and clearing > 100  # the boards exercise both kinds of spot
 
 
+def test_the_compiled_clear_is_the_rules_engines():
+    """``board_jit._settle`` (the clear the search, its pumpkin tests and ``survival`` share)
+    against ``engine.settle`` on 300 seeded boards of every variant, stones and nearly complete
+    zones among them: every clearing spot of every piece and a sample of the others, through
+    the zones the spot touches and through the full scan (a board whose zone is already
+    complete), the same board after, the same lines and regions."""
+    import numpy as np
+
+    from solver import board_jit, campaign_tables
+    from solver.enumerate_jit import split
+
+    checked = clearing = regions_seen = stone_zones = 0
+    for seed in range(300):
+        rng = random.Random(f"settle-{seed}")
+        variant = find_variant(VARIANTS[seed % 3])
+        shapes = [p for _, _, group in variant.supply for p in group]
+        density = rng.uniform(0.3, 0.95)
+        grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
+        dress(rng, variant, grid, zones=(0, 8), stones=(0, 1, 4, 12), pumpkins=(0,))
+        if seed % 10 == 0:  # a zone of stones alone, which never clears
+            zone = rng.choice(variant.zones)
+            for c in range(100):
+                if zone >> c & 1:
+                    grid[c // 10][c % 10] = "S"
+        level = parse_level({
+            "format": "tenfold.level/1", "id": f"s{seed}", "variant": variant.name,
+            "mode": MODES[variant.name], "board": ["".join(row) for row in grid],
+            "trays": [shapes[i:i + 3] for i in range(0, len(shapes), 3)], "goals": [{"score": 1}],
+            "tokens": 0,
+        })
+        filled, stones = level.board.filled, level.board.stones
+        stone_zones += any(z & stones == z for z in variant.zones)
+        full_scan = has_complete_zone(variant, filled, stones)  # as the search sets it
+        tb = campaign_tables._Tables(level)
+        st_lo, st_hi = split(stones)
+        for g, piece in enumerate(tb.ids):
+            for k, spot in enumerate(placements(piece)):
+                if spot.mask & (filled | stones):
+                    continue
+                want = settle(variant, filled, stones, spot.mask, full_scan=full_scan)
+                if not (want[1] + want[2]) and rng.random() > 0.1:
+                    continue
+                f_lo, f_hi = split(filled | spot.mask)
+                for scan in {full_scan, True}:  # the full scan is right on any board
+                    a_lo, a_hi, lines, regions = board_jit._settle(
+                        np.uint64(f_lo), np.uint64(f_hi), np.uint64(st_lo), np.uint64(st_hi), tb.spot_touch,
+                        g, k, scan, tb.zone_lo, tb.zone_hi, tb.zone_region)
+                    got = (int(a_lo) | int(a_hi) << 64, int(lines), int(regions))
+                    assert got == want, (seed, piece, spot, scan)
+                checked += 1
+                clearing += want[1] + want[2] > 0
+                regions_seen += want[2] > 0
+    # the boards exercise plain and clearing spots, regions, and zones of stones alone
+    assert checked > 10_000 and clearing > 2_000 and regions_seen > 200 and stone_zones >= 30
+
+
 def test_tables_kept_between_levels_are_the_tables_built_afresh():
     """``_Tables`` keeps the parts that depend on the variant and pieces alone (and the events
     grids) for the next level: after 60 levels have been built and searched with them, every
