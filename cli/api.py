@@ -118,8 +118,9 @@ def parse_hint_request(body: bytes) -> tuple[dict[str, Any], list[str]]:
             raise BadRequest(f"field {name}: missing")
     for name in UNSERVED_OPTIONS:
         if name in data:  # answered as if absent, the hint would mislead; a field it does not know is ignored
-            raise BadRequest(f"field {name}: the server answers as tenfold tray does (the best plan, by search); "
-                             f"a hint takes only {', '.join(HINT_FIELDS)}")
+            raise BadRequest(f"field {name}: the server answers as tenfold tray does (the best plan, by search), "
+                             f"not with tenfold hint's {name}; it reads {', '.join(HINT_FIELDS)} "
+                             "(and passes over fields it does not know)")
     if not isinstance(data["rules"], str):
         raise BadRequest("field rules: expected a string: halloween, arabic or sudoku")
     try:

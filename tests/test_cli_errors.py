@@ -620,6 +620,32 @@ def test_every_help_shows_flags_as_flags_and_they_take_no_value():
     assert_bad_input(runner.invoke(app, ["ten", "wins", "-", "--json", "true"]), "unexpected extra argument(s) (true)")
 
 
+def test_every_option_is_in_its_commands_section_of_the_cli_guide():
+    """docs/cli.md has a section per command (``ten``'s subcommands share one); each option the
+    command takes is named there, and no section names an option its command does not take
+    (but as another command's: serve's ``solve --after``)."""
+    import re
+
+    import typer.main
+
+    text = (Path(__file__).parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    sections = dict(re.findall(r"^## `tenfold (\w+)`\n(.*?)(?=^## |\Z)", text, re.M | re.S))
+    root = typer.main.get_command(app)
+    commands = {name: [cmd] for name, cmd in root.commands.items() if name != "ten"}
+    commands["ten"] = list(root.commands["ten"].commands.values())
+    assert set(sections) == set(commands)
+    named = 0
+    for name, cmds in commands.items():
+        takes = {opt for cmd in cmds for p in cmd.params for opt in p.opts if opt.startswith("--")} - {"--help"}
+        missing = {opt for opt in takes if not re.search(re.escape(opt) + r"(?![\w-])", sections[name])}
+        assert not missing, (name, sorted(missing))
+        own = re.sub(r"`(\w+) [^`]*`", lambda m: "" if m[1] in commands and m[1] != name else m[0], sections[name])
+        stray = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", own)) - takes  # (`tray --json` is tray's)
+        assert not stray, (name, sorted(stray))
+        named += len(takes)
+    assert named > 60
+
+
 def test_help_and_a_bare_group_still_show_the_help():
     assert runner.invoke(app, ["solve", "--help"]).exit_code == 0
     bare = runner.invoke(app, ["ten"])

@@ -206,7 +206,8 @@ MALFORMED = [
      "characters)"),  # clipped, not echoed whole
     (b'{"rules": "halloween", "board": "\\ud800", "tray": ["1x1"]}', "field board: a string holds a lone surrogate"),
     (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "policy": "expert"}).encode(),
-     "field policy: the server answers as tenfold tray does"),
+     "field policy: the server answers as tenfold tray does (the best plan, by search), not with tenfold hint's "
+     "policy; it reads rules, board, tray, streak, tokens (and passes over fields it does not know)"),
     (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "tokens": 2}).encode(),
      "field tokens: variant halloween has no tokens, got 2"),
 ]
