@@ -1,5 +1,6 @@
-"""The ``tenfold`` console script: Ctrl-C (and ``serve``'s SIGTERM) is handled from the first
-moment, before the commands' modules (numpy, numba, OR-Tools: a second or so) have loaded."""
+"""The ``tenfold`` console script: Ctrl-C (and SIGTERM and SIGHUP, taken as Ctrl-C) is handled
+from the first moment, before the commands' modules (numpy, numba, OR-Tools: a second or so)
+have loaded."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ _LOADED = time.perf_counter()  # this module's loading: a console script's start
 STARTED: float | None = None  # the command's start while one runs as a program (what a hint's time limit counts from)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (every command's; cli.common reads it here)
 _pressed = False  # Ctrl-C came while the modules loaded
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # taken as Ctrl-C (``as_ctrl_c``; serve sets its own SIGTERM)
 
 
 def _while_loading(signum, frame) -> None:
@@ -36,6 +38,24 @@ def _interrupted(when: str) -> None:
     sys.exit(EXIT_INTERRUPTED)
 
 
+def as_ctrl_c(signum, frame) -> None:
+    """SIGTERM (a service manager's or ``kill``'s stop) or SIGHUP (the terminal closed), handed
+    to what takes Ctrl-C at this moment: a search answers with what it has, a command says
+    ``interrupted`` and exits 130, files are written whole or not at all, as for a Ctrl-C.
+    Their default killed the process silently, leaving temporary files behind."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    elif handler == signal.SIG_DFL:
+        raise KeyboardInterrupt
+    # SIG_IGN: passed over, as a Ctrl-C is now (the command is done)
+
+
+def take_stops_as_ctrl_c() -> None:
+    for stop in STOP_SIGNALS:
+        signal.signal(stop, as_ctrl_c)
+
+
 def counting_from_start(started: bool) -> None:
     """Whether the command now running counts its time limits from the program's start
     (``_LOADED``: Python's start up and the modules' loading included), as the console script
@@ -48,8 +68,7 @@ def counting_from_start(started: bool) -> None:
 def main() -> None:
     counting_from_start(True)
     signal.signal(signal.SIGINT, _while_loading)
-    if sys.argv[1:2] == ["serve"]:  # a service manager's stop is its Ctrl-C, also while the modules load
-        signal.signal(signal.SIGTERM, _while_loading)
+    take_stops_as_ctrl_c()  # (while the modules load too)
     try:
         from cli.main import main as run_command
     except BaseException as err:

@@ -98,6 +98,7 @@ def main() -> None:
     # Ctrl-C as a KeyboardInterrupt, never raised inside a compiled kernel (watch.interrupt);
     # the console script (cli.entry) handles it while these modules load
     signal.signal(signal.SIGINT, lambda signum, frame: watch.interrupt(frame))
+    entry.take_stops_as_ctrl_c()
     app()
 
 

@@ -464,7 +464,24 @@ def test_a_resumed_result_that_no_longer_holds_is_proven_anew(base_pack, tmp_pat
     assert all(logged[e["index"]] == 1 for e in accepted[5:])  # the others were not
 
 
-def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp_path, monkeypatch):
+@pytest.fixture
+def stops_as_ctrl_c():
+    """SIGTERM and SIGHUP as the console script takes them (``entry.as_ctrl_c``), for the test."""
+    import signal
+
+    from cli import entry
+
+    previous = [signal.signal(stop, entry.as_ctrl_c) for stop in entry.STOP_SIGNALS]
+    yield
+    for stop, handler in zip(entry.STOP_SIGNALS, previous):
+        signal.signal(stop, handler)
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp_path, monkeypatch, stops_as_ctrl_c,
+                                                                  stop):
+    """Ctrl-C, and SIGTERM or SIGHUP as the console script takes them (they killed the process
+    silently), keep the results so far for the same command to resume."""
     import os
     import signal
 
@@ -477,7 +494,7 @@ def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp
         result = real(*args, **kw)
         built.append(result)
         if len(built) == 2:
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), getattr(signal, stop))
         return result
 
     monkeypatch.setattr(pack_module, "build_candidate", build_then_ctrl_c)

@@ -113,14 +113,16 @@ def test_an_interrupt_inside_numba_waits_for_its_caller():
 
 @pytest.mark.parametrize("landing, argv", [("raised", ["--version"]), ("swallowed", ["--version"]),
                                            ("wrapped", ["--version"]), ("raised", ["serve", "--port", "0"]),
-                                           ("sigterm", ["serve", "--port", "0"])])
+                                           ("sigterm", ["serve", "--port", "0"]), ("sigterm", ["--version"]),
+                                           ("sighup", ["--version"])])
 def test_ctrl_c_while_the_commands_load_says_interrupted(landing, argv):
     """A Ctrl-C while ``cli.main`` and what it imports (numpy, numba, OR-Tools) load: the
     console script's entry (``cli.entry``) says so and exits 130, no traceback. Made to land
     there by an import hook that interrupts the import of ``cli.main``; the interrupt fuzz also
     saw one swallowed by the import machinery (a module lock's callback: the command then ran
     to the end) and one wrapped in a RuntimeError (raised while a class was made). ``serve``
-    takes a SIGTERM there as a Ctrl-C (an audit: it ended silently, 143, in its first ~0.7 s)."""
+    takes a SIGTERM there as a Ctrl-C (an audit: it ended silently, 143, in its first ~0.7 s), and
+    so does every command, SIGHUP too (a later audit: they ended silently, 143 and 129)."""
     code = """
 import os, signal, sys, time
 LANDING = %r
@@ -128,7 +130,7 @@ class InterruptTheImport:
     def find_spec(self, name, path=None, target=None):
         if name == "cli.main":
             try:
-                os.kill(os.getpid(), signal.SIGTERM if LANDING == "sigterm" else signal.SIGINT)
+                os.kill(os.getpid(), {"sigterm": signal.SIGTERM, "sighup": signal.SIGHUP}.get(LANDING, signal.SIGINT))
                 time.sleep(1)
             except KeyboardInterrupt as err:
                 if LANDING == "raised":
@@ -201,10 +203,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def test_play_interrupted_mid_game_says_interrupted():
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_play_interrupted_mid_game_says_interrupted(stop):
     """``play --policy expert`` spends its time in compiled kernels; Ctrl-C mid-game ends it with
     ``interrupted`` and exit 130 (it was a SystemError traceback or a segmentation fault in 14 of
-    60 fuzz runs)."""
+    60 fuzz runs). SIGTERM and SIGHUP are taken as Ctrl-C (they killed it silently)."""
     tenfold = str(Path(sys.executable).with_name("tenfold"))
     proc = subprocess.Popen([tenfold, "play", "--rules", "halloween", "--seed", "21", "--policy", "expert",
                              "--trays", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -213,7 +216,7 @@ def test_play_interrupted_mid_game_says_interrupted():
     deadline = time.monotonic() + 120
     while cpu_seconds(proc.pid) < 3 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err == "interrupted\n", err
