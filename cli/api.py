@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -53,9 +54,13 @@ def load_packs(folder: Path) -> dict[str, Pack]:
     """Every pack file (``*.json`` with format tenfold.pack/1) directly in ``folder``, by pack id."""
     if not folder.is_dir():
         raise FormatError(f"--packs: {folder} is not a folder")
+    try:
+        names = os.listdir(folder)  # (a glob passes over a folder it may not read: "serving 0 packs")
+    except OSError as err:
+        raise FormatError(f"--packs: cannot read the folder {folder}: {err.strerror or err}") from None
     packs: dict[str, Pack] = {}
     where: dict[str, Path] = {}
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted(folder / name for name in names if name.endswith(".json")):
         if path.is_dir():
             print(f"note: {path} is a folder, not a pack file; not served", file=sys.stderr)
             continue

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import errno
 import functools
+import io
 import json
 import math
 import os
 import secrets
 import signal
+import stat
 import sys
 import threading
 import time
@@ -103,17 +105,56 @@ def read_text_arg(value: str, what: str) -> str:
     if not value.strip():
         raise FormatError(f"{what}: empty; expected a file name, or - for stdin")
     if value == "-":
-        return sys.stdin.read().removeprefix("\ufeff")
+        if sys.stdin is None:  # (descriptor 0 closed: Python has no stdin at all)
+            raise FormatError(f"{what}: - reads stdin, which is closed; give a file")
+        stream = getattr(sys.stdin, "buffer", None)
+        text = (_decoded(_capped(stream, "stdin", what), "stdin", what) if stream is not None
+                else sys.stdin.read(INPUT_MOST + 1))
+        if len(text) > INPUT_MOST:
+            raise FormatError(f"{what}: cannot read stdin: more than {INPUT_MOST >> 20:,} MiB; {INPUT_EXPECTED}")
+        return text.removeprefix("\ufeff")
     path = Path(value)
     shown = clipped(repr(value), 80)
     try:
-        return path.read_text(encoding="utf-8-sig")
+        with open(path, "rb") as fh:
+            return _decoded(_capped(fh, shown, what), shown, what)
     except FileNotFoundError:
         raise FormatError(f"{what}: no such file {shown}") from None
     except IsADirectoryError:
         raise FormatError(f"{what}: {shown} is a folder, not a file") from None
     except OSError as err:
         raise FormatError(f"{what}: cannot read {shown}: {err.strerror or err}") from None
+
+
+INPUT_MOST = 1 << 30  # bytes an input may hold (a pack of 100,000 levels, generate's most, takes about 300 MB)
+INPUT_EXPECTED = "expected a level, pack, board, moves, deals or position file"
+
+
+def _capped(stream, shown: str, what: str) -> bytes:
+    """All of ``stream`` up to ``INPUT_MOST`` bytes; more is an error (``/dev/zero`` filled memory).
+    A file's size is known at once; a pipe or a device is read a MiB at a time."""
+    too_big = FormatError(f"{what}: cannot read {shown}: more than {INPUT_MOST >> 20:,} MiB; {INPUT_EXPECTED}")
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):  # (no descriptor: a test's stdin)
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode):
+        if info.st_size > INPUT_MOST:
+            raise too_big
+        return stream.read()
+    chunks, size = [], 0
+    while chunk := stream.read(1 << 20):
+        size += len(chunk)
+        if size > INPUT_MOST:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _decoded(data: bytes, shown: str, what: str) -> str:
+    """UTF-8 text (a leading byte-order mark dropped)."""
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise FormatError(f"{what}: cannot read {shown}: {err}") from None
 
@@ -188,7 +229,24 @@ def out_path(value: str, what: str = "--out") -> Path:
     refuse_empty(value, what, "a path")
     if value == "-":
         raise FormatError(f"{what}: expected a file or folder name (output is written to files, not to stdout)")
+    if _device_path(value) and not is_dir(Path(value)) and (os.path.isfile(value) or not os.path.exists(value)):
+        # /dev/stdout, stdout sent to a file: that file would be replaced (a device: refused as one, later)
+        raise FormatError(f"{what}: {clipped(repr(value), 80)} leads through /dev or /proc to another file (where "
+                          "stdout goes, say); expected a file or folder name (output is written to files, not to "
+                          "a stream)")
     return Path(value)
+
+
+def _device_path(value: str) -> bool:
+    """Whether ``value`` names a place in /dev or /proc, itself or through the links it follows."""
+    path = os.path.abspath(value)
+    for _ in range(40):  # (a loop of links: the writing names it)
+        if path == "/dev" or path.startswith(("/dev/", "/proc/")):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    return False
 
 
 def board_arg(value: str | None, what: str = "--board") -> Board:
@@ -266,12 +324,14 @@ def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes] | No
     (called as the file is written, so that many big files need not all be in memory at once;
     an error it raises undoes the writing as any other does), or as None for a file to remove
     with them (where there is one): each goes to a temporary file beside its place, and only
-    when every one is written are they renamed into place, each old file kept aside until all
-    are; a failure on the way (a full disk, a file that may not be replaced) undoes the renames
-    already done, restores the old files and removes the folders it created. A place that is a
-    folder is refused before anything is written; a place that is a symbolic link is written
-    through (the file it points to is replaced, the link kept). An error names the place, never
-    a temporary file."""
+    when every one is written (and flushed to the disk) are they renamed into place, each old
+    file kept aside (a second link to it) until all are; a failure on the way (a full disk, a
+    file that may not be replaced, Ctrl-C) undoes the renames already done, restores the old
+    files and removes the folders it created. Each place holds its old file or its new one at
+    every moment, a kill included (SIGKILL or a power cut then leaves some places new, the
+    others old, and the temporary files). A place that is a folder is refused before anything is
+    written; a place that is a symbolic link is written through (the file it points to is
+    replaced, the link kept). An error names the place, never a temporary file."""
     places = {Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path): data
               for path, data in files.items() if data is not None}
     # a file to remove is one where there is one (a link: the link itself), and none written here
@@ -300,32 +360,36 @@ def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes] | No
                     if not folder.exists():
                         created.append(folder)
                         folder.mkdir(exist_ok=True)  # exist_ok: made meanwhile by another
-                tmp = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp")
+                tmp = _temporary(path)
                 staged.append((tmp, path))
                 with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
                     fh.write(data if isinstance(data, bytes) else data())
+                    fh.flush()
+                    os.fsync(fh.fileno())  # on the disk before its name is: a crash leaves no empty file
                 os.chmod(tmp, _new_file_mode(path))
         for tmp, path in staged:
             with _naming(path):
                 old = tmp + ".old" if path.exists() else None
                 moved.append((path, old))
                 if old:
-                    os.replace(path, old)
-                os.replace(tmp, path)
+                    _keep_aside(path, old)
+                os.replace(tmp, path)  # (atomic: the place never lacks a file)
         for path in removed:  # set aside as a replaced file is, so that a failure puts it back
             with _naming(path):
-                old = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp.old")
+                old = _temporary(path) + ".old"
                 moved.append((path, old))
                 try:
                     os.replace(path, old)
                 except FileNotFoundError:  # removed meanwhile: nothing to remove, nor to put back
                     moved.pop()
+        for folder in {path.parent for _, path in staged} | {path.parent for path in removed}:
+            _quietly(_sync_folder, folder)  # the renames on the disk too
         done = True
     finally:
         if not done:
             for path, old in reversed(moved):  # back as it was, as far as the file system lets
                 if old and os.path.exists(old):
-                    _quietly(os.replace, old, path)
+                    _quietly(_put_back, old, path)
                 elif not old:
                     _quietly(os.unlink, path)
         for tmp, _ in staged:
@@ -336,6 +400,43 @@ def write_files_atomically(files: Mapping[Path, bytes | Callable[[], bytes] | No
         if not done:
             for folder in reversed(created):
                 _quietly(os.rmdir, folder)
+
+
+TEMPORARY_NAME_MOST = 200  # bytes of a place's name kept in its temporary files' names (a name holds 255)
+
+
+def _temporary(path: Path) -> str:
+    """A new temporary file's name beside ``path``: ``.NAME.HEX.tmp`` (and its ``.old``) within a
+    file name's 255 bytes, however long NAME is."""
+    name = os.fsdecode(os.fsencode(path.name)[:TEMPORARY_NAME_MOST])
+    return str(path.parent / f".{name}.{secrets.token_hex(6)}.tmp")
+
+
+def _keep_aside(path: Path, old: str) -> None:
+    """The file at ``path`` also at ``old`` (a hard link), so that replacing ``path`` leaves no
+    moment without a file there; where the file system has no hard links, moved there."""
+    try:
+        os.link(path, old, follow_symlinks=False)
+    except OSError as err:
+        if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            raise
+        os.replace(path, old)
+
+
+def _put_back(old: str, path: Path) -> None:
+    """The file kept aside at ``old`` back at ``path``; where ``path`` was not yet replaced (still
+    the same file: a rename between two links to it does nothing), the spare link removed."""
+    os.replace(old, path)
+    if os.path.exists(old) and os.path.samefile(old, path):
+        os.unlink(old)
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _located(path: Path) -> Path:

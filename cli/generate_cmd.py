@@ -43,11 +43,12 @@ def generate(
 ) -> None:
     """Generate a pack; every level's solution and best score are proven by the solver."""
     raw_out, out = out, out_path(out)  # Path drops a trailing slash, which asks for a folder
-    if out.is_dir() or raw_out.endswith(("/", "\\")):  # found now, not after the whole run
-        raise FormatError(f"--out: {raw_out} is a folder; expected the pack's file name")
-    if out.exists() and not out.is_file():  # (a device or a pipe: its partial file would go beside it)
-        raise FormatError(f"--out: {out} is not a regular file (a device or a pipe); expected the pack's file name")
-    with naming_option("--out"):
+    with naming_option("--out"):  # (a folder it may not look into, a name too long)
+        if out.is_dir() or raw_out.endswith(("/", "\\")):  # found now, not after the whole run
+            raise FormatError(f"--out: {raw_out} is a folder; expected the pack's file name")
+        if out.exists() and not out.is_file():  # (a device or a pipe: its partial file would go beside it)
+            raise FormatError(f"--out: {out} is not a regular file (a device or a pipe); expected the pack's "
+                              "file name")
         refuse_file_in_path(out)
     with searching("generating", status=False) as interrupt, \
             progress(length=count, label=f"{kind} levels") as bar:

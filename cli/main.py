@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
 from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
 from cli import common, ten_cmds
-from cli.common import EXIT_INTERRUPTED, FlagsGroup
+from cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, FlagsGroup
 from solver import watch
 from solver.errors import MESSAGE_MOST, clipped
 
@@ -31,6 +31,10 @@ class OneLineErrors(FlagsGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         common.interrupt_said = False
+        if sys.stdout is None:  # descriptor 1 closed: every answer would be lost, and the exit say 0
+            if sys.stderr is not None:
+                print("error: stdout is closed; send it to a file or to /dev/null", file=sys.stderr)
+            sys.exit(EXIT_BAD_INPUT)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click_errors.NoArgsIsHelpError:

@@ -13,11 +13,13 @@ writes the finished pack atomically and removes the partial file.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,10 +252,9 @@ def generate_pack(
     batch = 4 * (_cluster_threads(client) if client is not None else max(1, workers))
     index = 0
     limit = count * MAX_CANDIDATES_PER_LEVEL
-    with open(partial, "a", encoding="utf-8") as log:
+    with _naming_write_errors(partial), open(partial, "a", encoding="utf-8") as log:
         if resumed is None:  # a header once: a run stopped before its first result leaves one
-            log.write(json.dumps({"params": params}) + "\n")
-            log.flush()
+            _log(log, {"params": params})
         while len(chosen) < count and index < limit:
             indices = list(range(index, min(index + batch, limit)))
             index = indices[-1] + 1
@@ -268,8 +269,7 @@ def generate_pack(
                     fresh.close()
                     raise Interrupted(len(done), partial)
                 done[i] = result
-                log.write(json.dumps({"index": i, "result": result}) + "\n")
-                log.flush()
+                _log(log, {"index": i, "result": result})
             for i in indices:
                 if len(chosen) >= count:
                     break
@@ -400,12 +400,47 @@ def _option_text(value: Any) -> str:
     return "(default)" if value is None else str(value)
 
 
+def _log(log, entry: dict[str, Any]) -> None:
+    """A line of the partial file, on its way to the disk at once."""
+    log.write(json.dumps(entry) + "\n")
+    log.flush()
+
+
+WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO})  # (they name no file)
+
+
+@contextmanager
+def _naming_write_errors(path: Path) -> Iterator[None]:
+    """A write error inside (a full disk, a file size limit; raised again as the file closes)
+    names ``path``: the bare "File too large" named neither file nor option."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is not None or err.errno not in WRITE_ERRORS:
+            raise
+        raise OSError(err.errno, err.strerror or str(err), str(path)) from None
+
+
+def _partial_params(path: Path) -> Any:
+    """The parameters a partial file's header names (None where it is no partial file)."""
+    if not path.is_file():  # (a pipe would wait for ever)
+        return None
+    try:
+        with open(path, "rb") as fh:
+            header = json.loads(fh.readline().decode("utf-8", errors="replace") or "null")
+    except (OSError, json.JSONDecodeError):
+        return None
+    return header.get("params") if isinstance(header, dict) else None
+
+
 def _load_partial(path: Path, params: dict[str, Any],
                   note: Callable[[str], None] | None = None) -> dict[int, dict[str, Any]] | None:
     """Results of an earlier, interrupted run with the same parameters (maybe none yet); None
     when there is no such run to resume (no file, an empty one, or another run's). Another
     run's results are moved aside to ``OUT.partial.jsonl.prev`` (replacing an older one there),
-    and ``note`` hears where: hours of proofs are not thrown away for a mistyped seed."""
+    and ``note`` hears where: hours of proofs are not thrown away for a mistyped seed. Where the
+    ``.prev`` holds this run's own results (the command run again after a mistyped one), the two
+    files change places and this run resumes."""
     if not path.exists():
         return None
     if not path.is_file():  # a folder, a device or a pipe (whose reading would wait for ever)
@@ -422,10 +457,25 @@ def _load_partial(path: Path, params: dict[str, Any],
         raise FormatError(f"--out: {path} exists and is not a partial file of tenfold generate (its first line "
                           "is not the header of one); move it away or choose another --out")
     if theirs != params:
+        aside = path.with_name(path.name + ".prev")
+        ours_aside = _partial_params(aside) == params  # set aside by a mistyped run, this one run again
         if len(lines) < 2:
             os.unlink(path)  # no results (an empty file, a header alone): nothing to keep
-            return None
-        aside = path.with_name(path.name + ".prev")
+            if not ours_aside:
+                return None
+            os.replace(aside, path)
+            if note is not None:
+                note(f"{aside} held this run's results, set aside by another run: back at {path}, and resumed")
+            return _load_partial(path, params, note)
+        if ours_aside:  # the two change places
+            spare = path.with_name(f".{path.name}.{os.getpid()}.swap")
+            os.replace(aside, spare)
+            os.replace(path, aside)
+            os.replace(spare, path)
+            if note is not None:
+                note(f"{path} held {len(lines) - 1} candidate results of another run, and {aside} this run's: "
+                     "they changed places, and this run resumes")
+            return _load_partial(path, params, note)
         os.replace(path, aside)
         if note is not None:
             if any(theirs.get(key) != params[key] for key in ("version", "rules")):

@@ -7,7 +7,8 @@ time for 37 % more CPU), taking a core from the other worker of ``generate --wor
 ``serve``'s other requests. Each process of tenfold works on one core.
 
 The compiled (numba) modules' cache is cleared here, before any of them is imported, whenever
-their sources changed together (``solver.jitcache``)."""
+their sources changed together, and given a folder of its own where numba could write none
+(``solver.jitcache``)."""
 
 import os
 from pathlib import Path
@@ -16,6 +17,9 @@ _THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")  # OpenBLAS reads the fir
 if not any(name in os.environ for name in _THREADS):
     os.environ.update(dict.fromkeys(_THREADS, "1"))
 
-from .jitcache import purge_stale
+from .jitcache import cache_fallback, purge_stale
 
-purge_stale(Path(__file__).resolve().parent)
+_PACKAGE = Path(__file__).resolve().parent
+if (_cache := cache_fallback(_PACKAGE)) is not None:  # (before numba reads its settings)
+    os.environ["NUMBA_CACHE_DIR"] = str(_cache)
+purge_stale(_PACKAGE)

@@ -15,6 +15,13 @@ read live in compiled modules, which the stamp covers (a test holds the package 
 
 Only the in-tree cache is managed (numba's default, in ``__pycache__``); with
 ``NUMBA_CACHE_DIR`` set, clear that directory after editing a compiled module.
+
+Where numba can write neither there nor in its user-wide folder (an install it may not write,
+run by a service account whose home is missing or read-only), every import of a compiled
+module failed ("cannot cache function ...: no locator available"), ``tenfold --version``
+included. ``cache_fallback`` then names a folder of the user's own in the temporary folder,
+one per stamp (so a changed install never loads an old cache), which ``solver/__init__``
+hands numba as ``NUMBA_CACHE_DIR``.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
+import tempfile
 import time
 from pathlib import Path
 
@@ -76,6 +85,41 @@ def purge_stale(package: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def _can_write(folder: Path) -> bool:
+    """Whether numba could cache in ``folder`` (its own test: make it, then a file in it)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def _user_cache() -> Path:
+    """numba's user-wide cache folder on Linux (its appdirs: $XDG_CACHE_HOME or ~/.cache)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")) / "numba"
+
+
+def cache_fallback(package: Path) -> Path | None:
+    """A folder for numba's cache where it has none it can write (not ``package``'s
+    ``__pycache__``, nor its user-wide folder, nor a ``NUMBA_CACHE_DIR`` given), else None:
+    ``tenfold-numba-UID-STAMP`` in the temporary folder, made for the user alone. One found
+    there that is not the user's alone (made by another, or open to others) is not used: numba
+    loads pickles from it."""
+    if os.environ.get("NUMBA_CACHE_DIR") or _can_write(package / "__pycache__") or _can_write(_user_cache()):
+        return None
+    uid = os.getuid()
+    folder = Path(tempfile.gettempdir()) / f"tenfold-numba-{uid}-{sources_stamp(package)[:16]}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
+        return None
+    return folder
 
 
 # --- time spent compiling -------------------------------------------------

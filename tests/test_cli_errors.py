@@ -398,20 +398,29 @@ def test_export_into_a_folder_writes_every_file_or_none(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["second.json"]  # first.json was not written either
 
 
-def test_an_export_that_fails_while_renaming_puts_every_old_file_back(tmp_path, monkeypatch):
-    """The third file may not be replaced (an immutable file, say): the two renamed before it
-    are undone, the old files are back as they were, and no temporary file is left."""
+@pytest.mark.parametrize("refused", ["link", "replace"])
+def test_an_export_that_fails_while_renaming_puts_every_old_file_back(tmp_path, monkeypatch, refused):
+    """The third file may not be replaced (an immutable file, say), refused as its old file is
+    set aside (a hard link, else a rename) or as the new one takes its place: the files renamed
+    before it are undone, the old files are back as they were, and no temporary file is left."""
     out = tmp_path / "out"
     out.mkdir()
     for name in ("first.json", "third.json"):
         (out / name).write_text(f"old {name}")
     real_replace = os.replace
 
+    def link(src, dst, **kwargs):  # no hard links here: the old file is then renamed aside
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
     def replace(src, dst):
-        if str(src).endswith("third.json") and not str(dst).endswith("third.json"):
-            raise PermissionError(errno.EPERM, "Operation not permitted")  # setting the old file aside
+        old_aside = str(src).endswith("third.json") and not str(dst).endswith("third.json")
+        new_in = str(dst).endswith("third.json") and str(src).endswith(".tmp")
+        if old_aside or (refused == "replace" and new_in):
+            raise PermissionError(errno.EPERM, "Operation not permitted")
         return real_replace(src, dst)
 
+    if refused == "link":
+        monkeypatch.setattr(os, "link", link)
     monkeypatch.setattr(os, "replace", replace)
     pack = pack_file(tmp_path, "first", "second", "third")
     result = runner.invoke(app, ["export", pack, "--format", "json", "--out", str(out)])
@@ -472,8 +481,8 @@ def test_a_ctrl_c_at_any_step_of_writing_files_leaves_them_as_they_were(tmp_path
         return {p: p.read_bytes() if p.is_file() else "folder" for p in out.rglob("*")}
 
     before = state()
-    steps = {"os.open": (os, "open"), "os.replace": (os, "replace"), "os.chmod": (os, "chmod"),
-             "mkdir": (Path, "mkdir")}
+    steps = {"os.open": (os, "open"), "os.replace": (os, "replace"), "os.link": (os, "link"),
+             "os.chmod": (os, "chmod"), "mkdir": (Path, "mkdir")}
     calls = {"n": 0, "at": 0}
 
     def interrupting(real):
@@ -501,6 +510,35 @@ def test_a_ctrl_c_at_any_step_of_writing_files_leaves_them_as_they_were(tmp_path
         break
     assert interrupted >= 10  # a folder, three files made, three modes, three set aside, three renamed
     assert {p: p.read_bytes() if p.exists() else None for p in files} == files
+
+
+def test_a_file_replaced_is_never_missing_and_long_names_are_written(tmp_path, monkeypatch):
+    """Every place that held a file holds one (its old bytes or its new) at each step of the
+    writing, as a kill between two steps would find it: the old file was renamed aside before
+    the new one came, and a kill there (a helper's audit, with strace) left no file at all.
+    And a name of 250 bytes is written: the temporary file's name (``.NAME.HEX.tmp.old``) went
+    past a name's 255 bytes."""
+    from cli.common import write_files_atomically
+
+    long_name = "n" * 245 + ".json"
+    places = [tmp_path / "a.json", tmp_path / "b.json", tmp_path / long_name]
+    for place in places:
+        place.write_bytes(b"old")
+    seen = []
+
+    def checking(real):
+        def step(*args, **kwargs):
+            seen.append({p.name[:8]: p.read_bytes() if p.is_file() else None for p in places})
+            return real(*args, **kwargs)
+        return step
+
+    for name in ("replace", "link", "unlink"):
+        monkeypatch.setattr(os, name, checking(getattr(os, name)))
+    write_files_atomically({place: b"new " + place.name[:1].encode() for place in places})
+    monkeypatch.undo()
+    assert len(seen) >= 6 and all(None not in state.values() for state in seen)
+    assert [p.read_bytes() for p in places] == [b"new a", b"new b", b"new n"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in places)  # no temporary file left
 
 
 def test_files_made_as_they_are_written_are_all_or_none(tmp_path):
@@ -788,11 +826,11 @@ def test_an_empty_pack_an_empty_out_and_a_file_in_the_path_are_named(tmp_path):
         assert_bad_input(runner.invoke(app, args), f"error: --out: {blocker}: is a file, not a folder")
     assert blocker.read_text() == "a file" and sorted(p.name for p in tmp_path.iterdir()) == [
         "blocker", "empty.json", "level.json"]
-    nowhere = "/proc/tenfold-nowhere"  # a folder no one can make, root included (Linux)
+    nowhere = "/sys/tenfold-nowhere"  # a folder no one can make, root included (Linux: sysfs, often read-only)
     for args in (["export", level, "--format", "json", "--out", f"{nowhere}/x.json"],
                  ["render", level, "--out", f"{nowhere}/site"],
                  ["generate", "sultan", "--count", "1", "--seed", "1", "--out", f"{nowhere}/p.json"]):
-        assert_bad_input(runner.invoke(app, args), f"error: --out: {nowhere}", "No such file or directory")
+        assert_bad_input(runner.invoke(app, args), f"error: --out: {nowhere}")
 
 
 @pytest.mark.parametrize("command", [["show"], ["solve"], ["verify"], ["export", "--format", "json", "--out", "OUT"]])
@@ -915,6 +953,9 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "-"], ["--out", "not to stdout"]),
     (["export", "@PACK", "--format", "svg", "--out", "-"], ["--out", "not to stdout"]),
     (["render", "@PACK", "--out", "-"], ["--out", "not to stdout"]),
+    (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/../stdout-link"],
+     ["--out", "leads through /dev or /proc to another file"]),  # a link to /dev/stdout: that file replaced
+    (["export", "@PACK", "--format", "svg", "--out", "/proc/self/fd/9/x.svg"], ["--out", "through /dev or /proc"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--workers", "65"],
      ["--workers", "1 to 64", "65"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--backend", "dask",
@@ -935,6 +976,9 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
 ])
 def test_bad_options_found_by_the_audit(tmp_path, args, needles):
     empty = tmp_path.parent / f"{tmp_path.name}-empty.json"  # (beside tmp_path, which must stay empty)
+    link = tmp_path.parent / "stdout-link"
+    if not link.is_symlink():
+        link.symlink_to("/dev/stdout")
     empty.write_text(json.dumps({"format": "tenfold.pack/1", "id": "e", "title": "", "levels": [],
                                  "generator": {"seed": 1, "version": "1"}}))
     args = [a.replace("@PACK", shipped_pack()).replace("@TMP", str(tmp_path)).replace("@EMPTY", str(empty))
@@ -1179,3 +1223,57 @@ def test_stdin_is_named_stdin(command, tmp_path):
     args = [str(tmp_path / "site") if a == "OUT" else a for a in command]
     line = assert_bad_input(runner.invoke(app, args, input='{"bad\n'))
     assert line == "error: stdin: invalid JSON at line 1, column 6: Invalid control character"
+
+
+@pytest.mark.parametrize("closing, args, needle", [
+    ("<&-", ["show", "-"], "error: stdin: - reads stdin, which is closed; give a file"),
+    ("<&-", ["tray", "--rules", "halloween", "--tray", "1x1", "--board", "-"], "error: --board: - reads stdin, which"),
+    (">&-", ["tray", "--rules", "halloween", "--tray", "1x1", "--json"], "error: stdout is closed"),
+])
+def test_a_closed_stdin_or_stdout_is_one_line(closing, args, needle):
+    """A helper's audit: with descriptor 0 closed, ``-`` was an AttributeError traceback; with 1
+    closed, the text commands failed so, and the --json ones printed nothing and exited 0."""
+    import shlex
+    import subprocess
+    import sys
+
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    done = subprocess.run(["bash", "-c", f"{shlex.join([tenfold, *args])} {closing}"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith(needle) and len(done.stderr.splitlines()) == 1, done
+
+
+def test_an_input_past_the_cap_is_refused_whatever_it_comes_from(tmp_path, monkeypatch):
+    """``show /dev/zero`` read until memory ran out (a helper's audit): an input holds at most
+    ``INPUT_MOST`` bytes (1 GiB; lowered here), a file, a pipe or stdin; one at the cap is read."""
+    import cli.common as common
+
+    monkeypatch.setattr(common, "INPUT_MOST", 2_000)
+    board = "/".join(["." * 10] * 10)
+    big = board + " " * 2_000
+    (tmp_path / "big.txt").write_text(big)
+    (tmp_path / "fits.txt").write_text(board + " " * (2_000 - len(board)))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(big))
+    writer.start()
+    for source, given in [(str(tmp_path / "big.txt"), None), (str(fifo), None), ("-", big)]:
+        result = runner.invoke(app, ["show", source], input=given)
+        assert_bad_input(result, "cannot read", "more than 0 MiB", "expected a level, pack, board")
+    writer.join(timeout=10)
+    assert runner.invoke(app, ["show", str(tmp_path / "fits.txt")]).exit_code == 0
+
+
+def test_a_full_partial_file_is_named_with_its_option(tmp_path):
+    """A file size limit (or a full disk) while generate logs its results said only "error: File
+    too large" (a helper's audit): the error names --out and the partial file."""
+    import subprocess
+    import sys
+
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    out = tmp_path / "g.json"
+    done = subprocess.run(["bash", "-c", f'ulimit -f 1; "{tenfold}" generate halloween --count 1 --seed 3 '
+                                         f'--out "{out}"'], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done
+    assert done.stderr == f"error: --out: {out}.partial.jsonl: File too large\n"
+    assert not out.exists()

@@ -555,6 +555,7 @@ def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
     assert f"{len(before.splitlines()) - 1} candidate results" in notes[0]
     header = json.loads(partial.read_text().splitlines()[0])
     assert header["params"]["seed"] == SEED + 1  # the new run's own file
+    aside.unlink()  # (else the run below would resume from it: the next test)
     old = json.loads(before.splitlines()[0])
     old["params"]["version"] = str(int(old["params"]["version"]) - 1)
     partial.write_text(json.dumps(old) + "\n" + "".join(line + "\n" for line in before.splitlines()[1:]))
@@ -570,6 +571,45 @@ def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
         with pytest.raises(FormatError, match="is not a partial file of tenfold generate"):
             generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: True, note=notes.append)
         assert partial.read_text() == text and not out.exists()
+
+
+@pytest.mark.parametrize("typo_results", [False, True])
+def test_the_first_command_run_again_after_a_typo_resumes_its_results(base_pack, tmp_path, monkeypatch,
+                                                                    typo_results):
+    """A helper's audit: a run, a run with a mistyped seed at the same --out (the first one's
+    results set aside to .prev), then the first command again, which moved the typo's file
+    onto .prev: the first run's results were lost. Now the files change places (the typo's
+    results kept at .prev) and the first run resumes, to the same pack, proving only what it
+    had not; with none of the typo's results, its file goes and the first run's comes back."""
+    from generator.pack import Interrupted
+    from generator.recipes import candidate_seed
+
+    out = tmp_path / "again.json"
+    partial = stopped_run(out, 3)
+    first = partial.read_text()
+    aside = tmp_path / "again.json.partial.jsonl.prev"
+
+    class Stop(Exception):
+        pass
+
+    def stop(index, result, accepted):
+        raise Stop
+
+    if typo_results:  # stopped once its first candidate is done
+        with pytest.raises(Stop):
+            generate_pack(KIND, COUNT, SEED + 1, out, TRAYS, on_candidate=stop)
+    else:  # stopped before any
+        with pytest.raises(Interrupted):
+            generate_pack(KIND, COUNT, SEED + 1, out, TRAYS, stop=lambda: True)
+    typo = partial.read_text()
+    assert aside.read_text() == first and (len(typo.splitlines()) > 1) == bool(typo_results)
+    built = generate_counting_builds(out, base_pack, monkeypatch)
+    earlier = [json.loads(line)["index"] for line in first.splitlines()[1:]]
+    assert len(earlier) >= 3 and not {candidate_seed(KIND, SEED, i) for i in earlier} & set(built)  # resumed
+    if typo_results:
+        assert aside.read_text() == typo  # the typo's results, kept in their turn
+    else:
+        assert not aside.exists()
 
 
 def test_results_under_other_rules_are_not_resumed(base_pack, tmp_path, monkeypatch):

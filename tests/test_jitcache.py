@@ -135,3 +135,62 @@ def test_compile_seconds_counts_compiling_once_and_not_running():
     for _ in range(1000):
         outer(2)
     assert compile_seconds() == again
+
+
+def _run_unwritable(root: Path, fallback: bool) -> subprocess.CompletedProcess:
+    """g(1) in a fresh interpreter where numba can cache neither beside the package (its
+    ``__pycache__`` is a file) nor in its user-wide folder ($XDG_CACHE_HOME is a file): as a
+    read-only install run by a service account without a home. With ``fallback``, as
+    ``solver/__init__`` does: ``cache_fallback``'s folder as NUMBA_CACHE_DIR."""
+    import os
+
+    code = ("import os, sys; from pathlib import Path; from solver.jitcache import cache_fallback; "
+            f"folder = cache_fallback(Path({str(root / 'pkg')!r})) if {fallback!r} else None; "
+            "print(folder); folder and os.environ.update(NUMBA_CACHE_DIR=str(folder)); "
+            f"sys.path.insert(0, {str(root)!r}); from pkg.b import g; print(g(1))")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(XDG_CACHE_HOME=str(root / "not-a-folder"), TMPDIR=str(root / "tmp"))
+    repo = Path(__file__).resolve().parent.parent
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, env=env)
+
+
+def test_numba_caches_in_a_folder_of_the_users_own_where_it_could_write_none(tmp_path):
+    """A helper's audit: a read-only install run by a user without a writable home failed every
+    command ("cannot cache function '_pop64': no locator available"), --version too."""
+    package = _package(tmp_path)
+    (package / "__pycache__").write_text("a file where numba's folder would be")
+    (tmp_path / "not-a-folder").write_text("")
+    (tmp_path / "tmp").mkdir()
+    bare = _run_unwritable(tmp_path, fallback=False)
+    assert bare.returncode != 0 and "no locator available" in bare.stderr  # what numba alone does
+    for _ in range(2):  # compiled, then loaded from that folder's cache
+        done = _run_unwritable(tmp_path, fallback=True)
+        assert done.returncode == 0, done.stderr
+        folder, answer = done.stdout.split()
+        assert answer == "20"
+        assert Path(folder).parent == tmp_path / "tmp" and Path(folder).name.startswith("tenfold-numba-")
+        assert Path(folder).stat().st_mode & 0o777 == 0o700
+        assert any(p.suffix == ".nbc" for p in Path(folder).rglob("*"))
+
+
+def test_the_cache_fallback_takes_no_folder_open_to_others(tmp_path, monkeypatch):
+    """Numba loads pickles from its cache: a folder at the fallback's name that others may write
+    is not used (None: numba then fails as before), nor is one when numba has a place of its own."""
+    import tempfile
+
+    import solver.jitcache as jitcache
+
+    package = _package(tmp_path)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert jitcache.cache_fallback(package) is None  # its __pycache__ can be written
+    monkeypatch.setattr(jitcache, "_can_write", lambda folder: False)
+    folder = jitcache.cache_fallback(package)
+    assert folder is not None and folder.parent == tmp_path
+    folder.chmod(0o777)
+    assert jitcache.cache_fallback(package) is None
+    folder.rmdir()
+    folder.symlink_to(tmp_path)  # (a link: another user's to follow)
+    assert jitcache.cache_fallback(package) is None
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert jitcache.cache_fallback(package) is None

@@ -443,6 +443,29 @@ def test_serve_bad_packs_folder_is_exit_2(tmp_path):
     assert result.exit_code == 2 and "is not a folder" in result.output
 
 
+def test_serve_refuses_a_packs_folder_it_may_not_read(tmp_path, monkeypatch):
+    """A helper's audit: as a user who may not read the folder, serve started with "serving 0
+    packs" (a glob passes such a folder over); it is refused, exit 2, naming it. (The tests run
+    as root, whom a mode of 000 does not stop: the refusal is the one the file system gives.)"""
+    import os
+
+    import cli.api
+
+    real = os.listdir
+
+    def listdir(path="."):
+        if str(path) == str(tmp_path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(cli.api.os, "listdir", listdir)
+    result = runner.invoke(app, ["serve", "--packs", str(tmp_path), "--db", str(tmp_path / "c.db")])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"error: --packs: cannot read the folder {tmp_path}: Permission denied\n"
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []  # no cache made
+
+
 def test_a_field_the_hint_does_not_know_is_ignored(server):
     """Only the options a hint would be wrong to ignore (policy, method, time_limit) are refused."""
     host, port, _ = server
