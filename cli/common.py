@@ -231,17 +231,21 @@ def out_path(value: str, what: str = "--out") -> Path:
         raise FormatError(f"{what}: expected a file or folder name (output is written to files, not to stdout)")
     if _device_path(value) and not is_dir(Path(value)) and (os.path.isfile(value) or not os.path.exists(value)):
         # /dev/stdout, stdout sent to a file: that file would be replaced (a device: refused as one, later)
-        raise FormatError(f"{what}: {clipped(repr(value), 80)} leads through /dev or /proc to another file (where "
-                          "stdout goes, say); expected a file or folder name (output is written to files, not to "
-                          "a stream)")
+        raise FormatError(f"{what}: {clipped(repr(value), 80)} is a stream of this process (/dev/stdout, /dev/fd, "
+                          "/proc), which leads to another file (where stdout goes, say); expected a file or folder "
+                          "name (output is written to files, not to a stream)")
     return Path(value)
 
 
+STREAM_PLACES = ("/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/")  # a process's streams
+
+
 def _device_path(value: str) -> bool:
-    """Whether ``value`` names a place in /dev or /proc, itself or through the links it follows."""
+    """Whether ``value`` names a stream of the process (``/dev/stdout``, ``/dev/fd/N``, anything in
+    /proc), itself or through the links it follows; /dev/shm and other folders of /dev are files'."""
     path = os.path.abspath(value)
     for _ in range(40):  # (a loop of links: the writing names it)
-        if path == "/dev" or path.startswith(("/dev/", "/proc/")):
+        if path in STREAM_PLACES[:3] or path.startswith(STREAM_PLACES[3:]):
             return True
         if not os.path.islink(path):
             return False

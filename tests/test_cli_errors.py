@@ -954,8 +954,9 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
     (["export", "@PACK", "--format", "svg", "--out", "-"], ["--out", "not to stdout"]),
     (["render", "@PACK", "--out", "-"], ["--out", "not to stdout"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/../stdout-link"],
-     ["--out", "leads through /dev or /proc to another file"]),  # a link to /dev/stdout: that file replaced
-    (["export", "@PACK", "--format", "svg", "--out", "/proc/self/fd/9/x.svg"], ["--out", "through /dev or /proc"]),
+     ["--out", "is a stream of this process"]),  # a link to /dev/stdout: the file stdout goes to replaced
+    (["export", "@PACK", "--format", "svg", "--out", "/proc/self/fd/9/x.svg"], ["--out", "a stream of this process"]),
+    (["export", "@PACK", "--format", "svg", "--out", "/dev/fd/1"], ["--out", "a stream of this process"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--workers", "65"],
      ["--workers", "1 to 64", "65"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--backend", "dask",
