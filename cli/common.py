@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import io
 import json
 import math
 import os
@@ -51,19 +50,35 @@ def cli_errors(func: Callable) -> Callable:
                                   "which only one input can; give the others a file")
             return func(*args, **kwargs)
         except TenfoldError as err:
-            typer.echo(f"error: {clipped(str(err), MESSAGE_MOST)}", err=True)
+            say(f"error: {clipped(str(err), MESSAGE_MOST)}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except BrokenPipeError:  # the reader left (``| head``): it has what it wanted
             _quiet_stdout()
             raise typer.Exit(1) from None
         except OSError as err:  # a path that cannot be read or written
             where = f" {clipped(str(err.filename), 120)}:" if err.filename else ""
-            typer.echo(f"error:{where} {err.strerror or err}", err=True)
+            say(f"error:{where} {err.strerror or err}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except KeyboardInterrupt:  # Ctrl-C where the command keeps nothing
             interrupted()
 
     return wrapper
+
+
+def _a_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def say(line: str) -> None:
+    """A line on stderr, where it can still be written: a terminal that hung up fails the write
+    (EIO), and the exit code is then all the command can tell (it was a traceback)."""
+    try:
+        typer.echo(line, err=True)
+    except (OSError, ValueError):  # (ValueError: stderr closed by Python itself)
+        pass
 
 
 def _quiet_stdout() -> None:
@@ -107,12 +122,12 @@ def read_text_arg(value: str, what: str) -> str:
     if value == "-":
         if sys.stdin is None:  # (descriptor 0 closed: Python has no stdin at all)
             raise FormatError(f"{what}: - reads stdin, which is closed; give a file")
+        if _a_terminal(sys.stdin):  # (else a command that waits for it looks hung)
+            say(f"{what}: reading from the terminal (-: stdin); end with Ctrl-D")
         stream = getattr(sys.stdin, "buffer", None)
-        text = (_decoded(_capped(stream, "stdin", what), "stdin", what) if stream is not None
-                else sys.stdin.read(INPUT_MOST + 1))
-        if len(text) > INPUT_MOST:
-            raise FormatError(f"{what}: cannot read stdin: more than {INPUT_MOST >> 20:,} MiB; {INPUT_EXPECTED}")
-        return text.removeprefix("\ufeff")
+        if stream is None:  # (a text stream alone: a test's)
+            return sys.stdin.read().removeprefix("\ufeff")
+        return _decoded(_capped(stream, "stdin", what), "stdin", what)
     path = Path(value)
     shown = clipped(repr(value), 80)
     try:
@@ -130,28 +145,30 @@ INPUT_MOST = 1 << 30  # bytes an input may hold (a pack of 100,000 levels, gener
 INPUT_EXPECTED = "expected a level, pack, board, moves, deals or position file"
 
 
-def _capped(stream, shown: str, what: str) -> bytes:
+def _capped(stream, shown: str, what: str) -> bytes | bytearray:
     """All of ``stream`` up to ``INPUT_MOST`` bytes; more is an error (``/dev/zero`` filled memory).
-    A file's size is known at once; a pipe or a device is read a MiB at a time."""
-    too_big = FormatError(f"{what}: cannot read {shown}: more than {INPUT_MOST >> 20:,} MiB; {INPUT_EXPECTED}")
+    A file's size is known at once; a pipe, a device or a terminal is read as it comes (each
+    read returns what one read of it gives, so a terminal's Ctrl-D ends it)."""
+    most = f"{INPUT_MOST >> 30} GiB" if INPUT_MOST % (1 << 30) == 0 else f"{INPUT_MOST:,} bytes"
+    too_big = FormatError(f"{what}: cannot read {shown}: more than {most}; {INPUT_EXPECTED}")
     try:
         info = os.fstat(stream.fileno())
-    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):  # (no descriptor: a test's stdin)
+    except (OSError, AttributeError, ValueError):  # (no descriptor: a test's stdin)
         info = None
     if info is not None and stat.S_ISREG(info.st_mode):
         if info.st_size > INPUT_MOST:
             raise too_big
         return stream.read()
-    chunks, size = [], 0
-    while chunk := stream.read(1 << 20):
-        size += len(chunk)
-        if size > INPUT_MOST:
+    read = getattr(stream, "read1", stream.read)
+    data = bytearray()  # (grown in place: a list of chunks joined would hold it twice)
+    while chunk := read(1 << 20):
+        data += chunk
+        if len(data) > INPUT_MOST:
             raise too_big
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return data
 
 
-def _decoded(data: bytes, shown: str, what: str) -> str:
+def _decoded(data: bytes | bytearray, shown: str, what: str) -> str:
     """UTF-8 text (a leading byte-order mark dropped)."""
     try:
         return data.decode("utf-8-sig")
@@ -237,19 +254,40 @@ def out_path(value: str, what: str = "--out") -> Path:
     return Path(value)
 
 
-STREAM_PLACES = ("/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/")  # a process's streams
+STREAM_FILES = ("/dev/stdin", "/dev/stdout", "/dev/stderr")  # a process's streams, and the folders of them:
+STREAM_FOLDERS = ("/dev/fd", "/proc")
+
+
+def _a_stream(path: str) -> bool:
+    return path in STREAM_FILES or any(path == f or path.startswith(f + "/") for f in STREAM_FOLDERS)
 
 
 def _device_path(value: str) -> bool:
     """Whether ``value`` names a stream of the process (``/dev/stdout``, ``/dev/fd/N``, anything in
-    /proc), itself or through the links it follows; /dev/shm and other folders of /dev are files'."""
-    path = os.path.abspath(value)
-    for _ in range(40):  # (a loop of links: the writing names it)
-        if path in STREAM_PLACES[:3] or path.startswith(STREAM_PLACES[3:]):
+    /proc) as it is followed, a folder and a link at a time (a link's target read before the rest:
+    a resolved /proc/self/fd/1 is the file it leads to); /dev/shm and other folders of /dev hold files."""
+    pending = [part for part in os.path.abspath(value).split("/") if part]
+    reached, links = "/", 0
+    while pending:
+        name = pending.pop(0)
+        if name == ".":
+            continue
+        if name == "..":
+            reached = os.path.dirname(reached)
+            continue
+        place = os.path.join(reached, name)
+        if _a_stream(place):
             return True
-        if not os.path.islink(path):
+        if not os.path.islink(place):
+            reached = place
+            continue
+        links += 1
+        if links > 40:  # a loop of links: the writing names it
             return False
-        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+        target = os.readlink(place)
+        pending = [part for part in target.split("/") if part] + pending
+        if target.startswith("/"):
+            reached = "/"
     return False
 
 
@@ -592,7 +630,7 @@ def interrupted(what: str = "") -> None:
     """Say what an interrupted command got done, and exit 130."""
     global interrupt_said
     interrupt_said = True
-    typer.echo(f"interrupted: {what}" if what else "interrupted", err=True)
+    say(f"interrupted: {what}" if what else "interrupted")
     raise typer.Exit(EXIT_INTERRUPTED)
 
 

@@ -48,12 +48,19 @@ def as_ctrl_c(signum, frame) -> None:
         handler(signal.SIGINT, frame)
     elif handler == signal.SIG_DFL:
         raise KeyboardInterrupt
-    # SIG_IGN: passed over, as a Ctrl-C is now (the command is done)
+    else:  # SIG_IGN: the command is done (the interpreter is shutting down): the signal's own end
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)
+
+
+as_ctrl_c.ctrl_c = True  # (how ``watch.solve_cpsat`` knows a signal stops its solve as Ctrl-C does)
 
 
 def take_stops_as_ctrl_c() -> None:
+    """SIGTERM and SIGHUP as Ctrl-C; one ignored when the process started stays ignored (``nohup``)."""
     for stop in STOP_SIGNALS:
-        signal.signal(stop, as_ctrl_c)
+        if signal.getsignal(stop) != signal.SIG_IGN:
+            signal.signal(stop, as_ctrl_c)
 
 
 def counting_from_start(started: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -22,6 +23,9 @@ from solver import watch
 from solver.errors import MESSAGE_MOST, clipped
 
 
+FILE_COMMANDS = ("generate", "export", "render", "serve")  # whose work is the files they write (or serve)
+
+
 class OneLineErrors(FlagsGroup):
     """The command group, whose usage errors (an unknown option, a value of the wrong type, a
     missing argument) are one ``error:`` line on stderr and exit code 2, as the commands' own
@@ -31,28 +35,33 @@ class OneLineErrors(FlagsGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         common.interrupt_said = False
-        if sys.stdout is None:  # descriptor 1 closed: every answer would be lost, and the exit say 0
-            if sys.stderr is not None:
-                print("error: stdout is closed; send it to a file or to /dev/null", file=sys.stderr)
-            sys.exit(EXIT_BAD_INPUT)
+        if sys.stdout is None:  # descriptor 1 closed
+            argv = list(sys.argv[1:] if args is None else args)
+            command = next((arg for arg in argv if not arg.startswith("-")), None)
+            if command in FILE_COMMANDS and "--json" not in argv:  # its work is its files: the lines it
+                sys.stdout = open(os.devnull, "w", encoding="utf-8")  # prints are passed over (a daemon's)
+            else:  # an answer on stdout would be lost, and the exit say 0
+                if sys.stderr is not None:
+                    print("error: stdout is closed; send it to a file or to /dev/null", file=sys.stderr)
+                sys.exit(EXIT_BAD_INPUT)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click_errors.NoArgsIsHelpError:
             sys.exit(2)  # typer has printed the help
         except click_errors.UsageError as err:
             where = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
-            typer.echo(f"error: {clipped(err.format_message(), MESSAGE_MOST)}{where}", err=True)
+            common.say(f"error: {clipped(err.format_message(), MESSAGE_MOST)}{where}")
             sys.exit(err.exit_code)
         except click_errors.ClickException as err:
-            typer.echo(f"error: {clipped(err.format_message(), MESSAGE_MOST)}", err=True)
+            common.say(f"error: {clipped(err.format_message(), MESSAGE_MOST)}")
             sys.exit(err.exit_code)
         except typer.Abort:
-            typer.echo("Aborted!", err=True)
+            common.say("Aborted!")
             sys.exit(1)
         # a command's return value, or the code of the typer.Exit it raised
         if code == EXIT_INTERRUPTED and not common.interrupt_said:
             # a Ctrl-C before the command ran (typer reads it as exit 130, silently)
-            typer.echo("interrupted", err=True)
+            common.say("interrupted")
         sys.exit(code if isinstance(code, int) else 0)
 
 

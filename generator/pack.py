@@ -13,13 +13,11 @@ writes the finished pack atomically and removes the partial file.
 
 from __future__ import annotations
 
-import errno
 import functools
 import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,9 +250,9 @@ def generate_pack(
     batch = 4 * (_cluster_threads(client) if client is not None else max(1, workers))
     index = 0
     limit = count * MAX_CANDIDATES_PER_LEVEL
-    with _naming_write_errors(partial), open(partial, "a", encoding="utf-8") as log:
+    with open(partial, "ab", buffering=0) as log:  # (unbuffered: nothing left to fail as it closes)
         if resumed is None:  # a header once: a run stopped before its first result leaves one
-            _log(log, {"params": params})
+            _log(log, partial, {"params": params})
         while len(chosen) < count and index < limit:
             indices = list(range(index, min(index + batch, limit)))
             index = indices[-1] + 1
@@ -269,7 +267,7 @@ def generate_pack(
                     fresh.close()
                     raise Interrupted(len(done), partial)
                 done[i] = result
-                _log(log, {"index": i, "result": result})
+                _log(log, partial, {"index": i, "result": result})
             for i in indices:
                 if len(chosen) >= count:
                     break
@@ -400,24 +398,14 @@ def _option_text(value: Any) -> str:
     return "(default)" if value is None else str(value)
 
 
-def _log(log, entry: dict[str, Any]) -> None:
-    """A line of the partial file, on its way to the disk at once."""
-    log.write(json.dumps(entry) + "\n")
-    log.flush()
-
-
-WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO})  # (they name no file)
-
-
-@contextmanager
-def _naming_write_errors(path: Path) -> Iterator[None]:
-    """A write error inside (a full disk, a file size limit; raised again as the file closes)
-    names ``path``: the bare "File too large" named neither file nor option."""
+def _log(log, path: Path, entry: dict[str, Any]) -> None:
+    """A line of the partial file, written through at once; an error names the file (a full
+    disk's or a file size limit's names none: "File too large" said neither file nor option)."""
+    data = memoryview((json.dumps(entry) + "\n").encode("utf-8"))
     try:
-        yield
+        while data:
+            data = data[log.write(data):]
     except OSError as err:
-        if err.filename is not None or err.errno not in WRITE_ERRORS:
-            raise
         raise OSError(err.errno, err.strerror or str(err), str(path)) from None
 
 
@@ -441,8 +429,14 @@ def _load_partial(path: Path, params: dict[str, Any],
     and ``note`` hears where: hours of proofs are not thrown away for a mistyped seed. Where the
     ``.prev`` holds this run's own results (the command run again after a mistyped one), the two
     files change places and this run resumes."""
+    aside = path.with_name(path.name + ".prev")
     if not path.exists():
-        return None
+        if _partial_params(aside) != params:
+            return None
+        os.replace(aside, path)  # this run's, set aside by another run that has since finished or gone
+        if note is not None:
+            note(f"{aside} held this run's results, set aside by another run: back at {path}, and resumed")
+        return _load_partial(path, params, note)
     if not path.is_file():  # a folder, a device or a pipe (whose reading would wait for ever)
         raise FormatError(f"--out: {path} exists and is not a partial file of tenfold generate (not a regular "
                           "file); move it away or choose another --out")
@@ -457,25 +451,22 @@ def _load_partial(path: Path, params: dict[str, Any],
         raise FormatError(f"--out: {path} exists and is not a partial file of tenfold generate (its first line "
                           "is not the header of one); move it away or choose another --out")
     if theirs != params:
-        aside = path.with_name(path.name + ".prev")
         ours_aside = _partial_params(aside) == params  # set aside by a mistyped run, this one run again
         if len(lines) < 2:
             os.unlink(path)  # no results (an empty file, a header alone): nothing to keep
-            if not ours_aside:
-                return None
+            return _load_partial(path, params, note)  # (and this run's at .prev are taken back)
+        if ours_aside:  # the two change places (a kill between the renames: this run's are found again,
+            spare = path.with_name(f".{path.name}.{os.getpid()}.swap")  # at .prev or at OUT's)
+            os.replace(path, spare)
             os.replace(aside, path)
-            if note is not None:
-                note(f"{aside} held this run's results, set aside by another run: back at {path}, and resumed")
-            return _load_partial(path, params, note)
-        if ours_aside:  # the two change places
-            spare = path.with_name(f".{path.name}.{os.getpid()}.swap")
-            os.replace(aside, spare)
-            os.replace(path, aside)
-            os.replace(spare, path)
+            os.replace(spare, aside)
             if note is not None:
                 note(f"{path} held {len(lines) - 1} candidate results of another run, and {aside} this run's: "
                      "they changed places, and this run resumes")
             return _load_partial(path, params, note)
+        if aside.exists() and not aside.is_file():
+            raise FormatError(f"--out: {aside}, where another run's results would be set aside, is not a "
+                              "file; move it away or choose another --out")
         os.replace(path, aside)
         if note is not None:
             if any(theirs.get(key) != params[key] for key in ("version", "rules")):
@@ -486,7 +477,7 @@ def _load_partial(path: Path, params: dict[str, Any],
                     f"{_OPTION_NAMES.get(key, key)} {_option_text(theirs.get(key))} (now {_option_text(value)})"
                     for key, value in params.items() if theirs.get(key) != value) + ")"
             note(f"{path} held {len(lines) - 1} candidate results of {differ}: moved to {aside}; "
-                 f"to resume that run, move it back and run its command again")
+                 "to resume that run, run its command again")
         return None
     if raw and not raw.endswith(b"\n"):  # a last line cut short: dropped, so the next result starts a line
         raw = raw[:raw.rfind(b"\n") + 1]

@@ -141,12 +141,15 @@ def solve_cpsat(solver, model):
     writer.setblocking(False)
     catch = threading.current_thread() is threading.main_thread() and callable(signal.getsignal(signal.SIGINT))
     solver.parameters.catch_sigint_signal = False
+    # SIGTERM and SIGHUP where the command takes them as Ctrl-C (``cli.entry.as_ctrl_c`` marks itself)
+    stops = [signal.SIGINT] + [s for s in (signal.SIGTERM, signal.SIGHUP)
+                               if getattr(signal.getsignal(s), "ctrl_c", False)]
 
     def watch_the_solve() -> None:
         while not done.is_set():
             ready = select.select([reader], [], [], CPSAT_TICK)[0]
-            sigint = bool(ready) and signal.SIGINT in reader.recv(64)
-            if not done.is_set() and (sigint or tick(0, None)):
+            woken = reader.recv(64) if ready else b""
+            if not done.is_set() and (any(s in woken for s in stops) or tick(0, None)):
                 solver.stop_search()  # again at each tick: a stop before the solve began is lost
 
     previous = signal.set_wakeup_fd(writer.fileno()) if catch else None

@@ -189,8 +189,9 @@ def _start_worker(parent: int) -> None:
     leave it searching for as long as its level's time limit allows (for ever with
     ``--time-limit inf``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for stop in (signal.SIGTERM, signal.SIGHUP):  # killed by them, as before the parent took them as Ctrl-C
-        signal.signal(stop, signal.SIG_DFL)
+    for stop in (signal.SIGTERM, signal.SIGHUP):  # killed by them (the parent takes them as Ctrl-C), or
+        if getattr(signal.getsignal(stop), "ctrl_c", False):  # left ignored (nohup)
+            signal.signal(stop, signal.SIG_DFL)
     watch.WATCHERS.clear()
     if sys.platform.startswith("linux"):
         try:

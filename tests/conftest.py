@@ -44,3 +44,14 @@ def python_ctrl_c():
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
+def stops_as_ctrl_c():
+    """SIGTERM and SIGHUP as the console script takes them (``entry.as_ctrl_c``), for the test."""
+    from cli import entry
+
+    previous = [signal.signal(stop, entry.as_ctrl_c) for stop in entry.STOP_SIGNALS]
+    yield
+    for stop, handler in zip(entry.STOP_SIGNALS, previous):
+        signal.signal(stop, handler)

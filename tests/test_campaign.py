@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -448,10 +449,12 @@ def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag, python_ctr
     assert signal.getsignal(signal.SIGINT) is handler
 
 
-def test_cli_solve_cpsat_ctrl_c_stops_the_solve(tmp_path, python_ctrl_c):
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_cli_solve_cpsat_ctrl_c_stops_the_solve(tmp_path, python_ctrl_c, stops_as_ctrl_c, stop):
     """CP-SAT catches SIGINT itself unless told not to, and stops as if its time had run out:
     Ctrl-C must stop it as it stops the search (exit 130, the note, a bound answer), and the
-    SIGINT handler and wakeup fd are put back."""
+    SIGINT handler and wakeup fd are put back. SIGTERM and SIGHUP, taken as Ctrl-C, stop it so
+    too (a review: the solve ran on to its time limit, for ever with inf)."""
     import signal
 
     from solver import watch
@@ -459,13 +462,16 @@ def test_cli_solve_cpsat_ctrl_c_stops_the_solve(tmp_path, python_ctrl_c):
     handler = signal.getsignal(signal.SIGINT)
     wakeup = signal.set_wakeup_fd(-1)
     signal.set_wakeup_fd(wakeup)
-    watch.WATCHERS.append(ctrl_c_after(5))  # CP-SAT ticks every CPSAT_TICK: about half a second in
+    watch.WATCHERS.append(ctrl_c_after(5, getattr(signal, stop)))  # CP-SAT ticks every CPSAT_TICK: about 0.5 s in
     try:
+        started = time.monotonic()
         result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--method", "cpsat",
                                      "--time-limit", "60", "--json"])
+        took = time.monotonic() - started
     finally:
         watch.WATCHERS.clear()
     assert result.exit_code == 130, result.output
+    assert took < 30  # stopped, not run to its limit
     assert "interrupted: the answer is the best found before Ctrl-C" in result.stderr
     assert json.loads(result.stdout)["proof"] == "bound"
     assert signal.getsignal(signal.SIGINT) is handler

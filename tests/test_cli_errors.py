@@ -957,6 +957,8 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
      ["--out", "is a stream of this process"]),  # a link to /dev/stdout: the file stdout goes to replaced
     (["export", "@PACK", "--format", "svg", "--out", "/proc/self/fd/9/x.svg"], ["--out", "a stream of this process"]),
     (["export", "@PACK", "--format", "svg", "--out", "/dev/fd/1"], ["--out", "a stream of this process"]),
+    (["export", "@PACK", "--format", "svg", "--out", "//proc/self/fd/1"], ["--out", "a stream of this process"]),
+    (["export", "@PACK", "--format", "svg", "--out", "@TMP/../fd-link/1"], ["--out", "a stream of this process"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--workers", "65"],
      ["--workers", "1 to 64", "65"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--backend", "dask",
@@ -977,9 +979,9 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
 ])
 def test_bad_options_found_by_the_audit(tmp_path, args, needles):
     empty = tmp_path.parent / f"{tmp_path.name}-empty.json"  # (beside tmp_path, which must stay empty)
-    link = tmp_path.parent / "stdout-link"
-    if not link.is_symlink():
-        link.symlink_to("/dev/stdout")
+    for name, target in (("stdout-link", "/dev/stdout"), ("fd-link", "/dev/fd")):  # (a folder's link too)
+        if not (tmp_path.parent / name).is_symlink():
+            (tmp_path.parent / name).symlink_to(target)
     empty.write_text(json.dumps({"format": "tenfold.pack/1", "id": "e", "title": "", "levels": [],
                                  "generator": {"seed": 1, "version": "1"}}))
     args = [a.replace("@PACK", shipped_pack()).replace("@TMP", str(tmp_path)).replace("@EMPTY", str(empty))
@@ -1244,6 +1246,25 @@ def test_a_closed_stdin_or_stdout_is_one_line(closing, args, needle):
     assert done.returncode == 2 and done.stderr.startswith(needle) and len(done.stderr.splitlines()) == 1, done
 
 
+def test_a_command_whose_work_is_its_files_runs_with_stdout_closed(tmp_path):
+    """export, render, generate and serve write files (or serve them): with stdout closed they
+    do their work and pass over the lines they print (a review: refused, a daemon's start broke);
+    with --json their answer is stdout's, refused as the other commands' are."""
+    import subprocess
+    import sys
+
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    out = tmp_path / "site"
+    done = subprocess.run(["bash", "-c", f'"{tenfold}" export "{shipped_pack()}" --format json --out "{out}" >&-'],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done
+    assert len(list(out.iterdir())) == len(json.loads(Path(shipped_pack()).read_text())["levels"])
+    done = subprocess.run(["bash", "-c", f'"{tenfold}" generate sultan --count 1 --seed 1 --out "{tmp_path}/p.json" '
+                                         "--json >&-"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("error: stdout is closed"), done
+    assert not (tmp_path / "p.json").exists()
+
+
 def test_an_input_past_the_cap_is_refused_whatever_it_comes_from(tmp_path, monkeypatch):
     """``show /dev/zero`` read until memory ran out (a helper's audit): an input holds at most
     ``INPUT_MOST`` bytes (1 GiB; lowered here), a file, a pipe or stdin; one at the cap is read."""
@@ -1260,7 +1281,7 @@ def test_an_input_past_the_cap_is_refused_whatever_it_comes_from(tmp_path, monke
     writer.start()
     for source, given in [(str(tmp_path / "big.txt"), None), (str(fifo), None), ("-", big)]:
         result = runner.invoke(app, ["show", source], input=given)
-        assert_bad_input(result, "cannot read", "more than 0 MiB", "expected a level, pack, board")
+        assert_bad_input(result, "cannot read", "more than 2,000 bytes", "expected a level, pack, board")
     writer.join(timeout=10)
     assert runner.invoke(app, ["show", str(tmp_path / "fits.txt")]).exit_code == 0
 
@@ -1278,3 +1299,44 @@ def test_a_full_partial_file_is_named_with_its_option(tmp_path):
     assert done.returncode == 2, done
     assert done.stderr == f"error: --out: {out}.partial.jsonl: File too large\n"
     assert not out.exists()
+
+
+def test_an_error_line_that_cannot_be_written_still_exits_with_its_code(monkeypatch):
+    """A terminal that hung up fails every write to it (EIO): the error line is passed over and
+    the exit code tells (a review: the line's own write failed, a traceback and exit 1)."""
+    import typer
+
+    real = typer.echo
+
+    def hung_up(message=None, *args, err=False, **kwargs):
+        if err:
+            raise OSError(errno.EIO, "Input/output error")
+        return real(message, *args, err=err, **kwargs)
+
+    monkeypatch.setattr(typer, "echo", hung_up)
+    result = runner.invoke(app, ["show", "no/such/board"])
+    assert result.exit_code == 2 and result.output == "" and isinstance(result.exception, SystemExit), result
+
+
+def test_stdin_from_a_terminal_says_so_and_ends_at_one_ctrl_d():
+    """``show -`` at a terminal: a note on stderr says it reads the terminal (it looked hung), and
+    one Ctrl-D ends the input (a review: reading in blocks of a MiB waited for a second one)."""
+    import pty
+    import subprocess
+    import sys
+
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([tenfold, "show", "-"], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    os.close(slave)
+    try:
+        os.write(master, ("/".join(["#........."] * 10) + "\n").encode())
+        os.write(master, b"\x04")  # Ctrl-D at the start of a line: the end of the input
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        os.close(master)
+    assert proc.returncode == 0, err
+    assert err == "stdin: reading from the terminal (-: stdin); end with Ctrl-D\n"
+    assert out.count("#") == 10

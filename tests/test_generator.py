@@ -464,19 +464,6 @@ def test_a_resumed_result_that_no_longer_holds_is_proven_anew(base_pack, tmp_pat
     assert all(logged[e["index"]] == 1 for e in accepted[5:])  # the others were not
 
 
-@pytest.fixture
-def stops_as_ctrl_c():
-    """SIGTERM and SIGHUP as the console script takes them (``entry.as_ctrl_c``), for the test."""
-    import signal
-
-    from cli import entry
-
-    previous = [signal.signal(stop, entry.as_ctrl_c) for stop in entry.STOP_SIGNALS]
-    yield
-    for stop, handler in zip(entry.STOP_SIGNALS, previous):
-        signal.signal(stop, handler)
-
-
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_cli_generate_ctrl_c_exits_130_and_keeps_the_partial_file(base_pack, tmp_path, monkeypatch, stops_as_ctrl_c,
                                                                   stop):
@@ -573,14 +560,15 @@ def test_another_runs_partial_file_is_moved_aside_with_a_note(tmp_path):
         assert partial.read_text() == text and not out.exists()
 
 
-@pytest.mark.parametrize("typo_results", [False, True])
+@pytest.mark.parametrize("typo_results", [False, True, "gone"])
 def test_the_first_command_run_again_after_a_typo_resumes_its_results(base_pack, tmp_path, monkeypatch,
                                                                     typo_results):
     """A helper's audit: a run, a run with a mistyped seed at the same --out (the first one's
     results set aside to .prev), then the first command again, which moved the typo's file
     onto .prev: the first run's results were lost. Now the files change places (the typo's
     results kept at .prev) and the first run resumes, to the same pack, proving only what it
-    had not; with none of the typo's results, its file goes and the first run's comes back."""
+    had not; with none of the typo's results, its file goes and the first run's comes back, as
+    they do where the typo's file is gone (its run finished: a review found them left at .prev)."""
     from generator.pack import Interrupted
     from generator.recipes import candidate_seed
 
@@ -603,10 +591,12 @@ def test_the_first_command_run_again_after_a_typo_resumes_its_results(base_pack,
             generate_pack(KIND, COUNT, SEED + 1, out, TRAYS, stop=lambda: True)
     typo = partial.read_text()
     assert aside.read_text() == first and (len(typo.splitlines()) > 1) == bool(typo_results)
+    if typo_results == "gone":
+        partial.unlink()
     built = generate_counting_builds(out, base_pack, monkeypatch)
     earlier = [json.loads(line)["index"] for line in first.splitlines()[1:]]
     assert len(earlier) >= 3 and not {candidate_seed(KIND, SEED, i) for i in earlier} & set(built)  # resumed
-    if typo_results:
+    if typo_results is True:
         assert aside.read_text() == typo  # the typo's results, kept in their turn
     else:
         assert not aside.exists()

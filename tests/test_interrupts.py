@@ -222,6 +222,24 @@ def test_play_interrupted_mid_game_says_interrupted(stop):
     assert err == "interrupted\n", err
 
 
+def test_a_hangup_ignored_from_the_start_stays_ignored():
+    """``nohup tenfold ...``: SIGHUP ignored when the command starts stays ignored (a review: the
+    command was interrupted when its terminal closed, as if without nohup); Ctrl-C still stops it."""
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    proc = subprocess.Popen([tenfold, "play", "--rules", "halloween", "--seed", "21", "--policy", "expert",
+                             "--trays", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    deadline = time.monotonic() + 120
+    while cpu_seconds(proc.pid) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGHUP)
+    time.sleep(1)
+    assert proc.poll() is None  # still playing
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "interrupted\n", err
+
+
 def test_serve_takes_sigterm_while_it_starts(tmp_path, monkeypatch):
     """SIGTERM before the server runs (here while it loads the packs) ends ``serve`` as an
     interrupt: ``interrupted``, exit 130, no cache file made; the handler it set is put back.

@@ -6,12 +6,12 @@ import os
 import signal
 
 
-def ctrl_c_after(ticks: int):
-    """A watcher that sends this process SIGINT (Ctrl-C) at its ``ticks``-th call."""
+def ctrl_c_after(ticks: int, stop: int = signal.SIGINT):
+    """A watcher that sends this process SIGINT (Ctrl-C), or ``stop``, at its ``ticks``-th call."""
     calls = []
 
     def watcher(nodes, best):
         calls.append(nodes)
         if len(calls) == ticks:
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), stop)
     return watcher
