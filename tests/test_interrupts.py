@@ -240,6 +240,17 @@ def test_a_hangup_ignored_from_the_start_stays_ignored():
     assert proc.returncode == 130 and err == "interrupted\n", err
 
 
+def test_sigterm_once_the_command_is_done_ends_the_process():
+    """After the command (the console script sets Ctrl-C to be ignored as the interpreter shuts
+    down), SIGTERM ends the process as by default (a review: it followed Ctrl-C and was ignored)."""
+    code = ("import os, signal; from cli import entry; entry.take_stops_as_ctrl_c(); "
+            "signal.signal(signal.SIGINT, signal.SIG_IGN); os.kill(os.getpid(), signal.SIGTERM); "
+            "import time; time.sleep(5); print('still here')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == -signal.SIGTERM and done.stdout == "", done
+
+
 def test_serve_takes_sigterm_while_it_starts(tmp_path, monkeypatch):
     """SIGTERM before the server runs (here while it loads the packs) ends ``serve`` as an
     interrupt: ``interrupted``, exit 130, no cache file made; the handler it set is put back.
