@@ -266,8 +266,8 @@ def _device_path(value: str) -> bool:
     """Whether ``value`` names a stream of the process (``/dev/stdout``, ``/dev/fd/N``, anything in
     /proc) as it is followed, a folder and a link at a time (a link's target read before the rest:
     a resolved /proc/self/fd/1 is the file it leads to); /dev/shm and other folders of /dev hold files."""
-    pending = [part for part in os.path.abspath(value).split("/") if part]
-    reached, links = "/", 0
+    pending = [part for part in value.split("/") if part]  # (not abspath: a link is followed before a ..)
+    reached, links = ("/" if value.startswith("/") else os.getcwd()), 0
     while pending:
         name = pending.pop(0)
         if name == ".":

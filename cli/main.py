@@ -35,6 +35,8 @@ class OneLineErrors(FlagsGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         common.interrupt_said = False
+        if sys.stderr is None:  # descriptor 2 closed: its notes and logs are passed over (serve's
+            sys.stderr = open(os.devnull, "w", encoding="utf-8")  # request log failed every request)
         if sys.stdout is None:  # descriptor 1 closed
             argv = list(sys.argv[1:] if args is None else args)
             command = next((arg for arg in argv if not arg.startswith("-")), None)

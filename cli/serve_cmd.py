@@ -452,7 +452,9 @@ def serve(
     # a service manager's stop is Ctrl-C from the start: before the server runs, it ends the
     # command as an interrupt (exit 130) and leaves no new cache behind
     stops = _Stops()
-    previous = signal.signal(signal.SIGTERM, stops)
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous != signal.SIG_IGN:  # (ignored as the process started: it stays ignored, as in every command)
+        signal.signal(signal.SIGTERM, stops)
     previous_int = signal.getsignal(signal.SIGINT)
     try:
         _serve(host, port, packs, db, cache_mb, verbose, cors_origin, stops)

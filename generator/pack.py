@@ -13,6 +13,8 @@ writes the finished pack atomically and removes the partial file.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import functools
 import json
 import os
@@ -409,6 +411,28 @@ def _log(log, path: Path, entry: dict[str, Any]) -> None:
         raise OSError(err.errno, err.strerror or str(err), str(path)) from None
 
 
+RENAME_EXCHANGE = 2  # renameat2(2)'s flag: two names change places at once
+AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Files ``a`` and ``b`` change places, at once where the system can (Linux's renameat2), so
+    that a kill leaves each under one of the two names; else by three renames, through a third
+    name beside them that a kill between them would leave holding ``a``'s file."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+            return
+        if ctypes.get_errno() not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # (a file system without it)
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(a))
+    except AttributeError:  # no renameat2 in this C library
+        pass
+    spare = a.with_name(f".{os.fsdecode(os.fsencode(a.name)[:200])}.{os.getpid()}.swap")
+    os.replace(a, spare)
+    os.replace(b, a)
+    os.replace(spare, b)
+
+
 def _partial_params(path: Path) -> Any:
     """The parameters a partial file's header names (None where it is no partial file)."""
     if not path.is_file():  # (a pipe would wait for ever)
@@ -455,11 +479,8 @@ def _load_partial(path: Path, params: dict[str, Any],
         if len(lines) < 2:
             os.unlink(path)  # no results (an empty file, a header alone): nothing to keep
             return _load_partial(path, params, note)  # (and this run's at .prev are taken back)
-        if ours_aside:  # the two change places (a kill between the renames: this run's are found again,
-            spare = path.with_name(f".{path.name}.{os.getpid()}.swap")  # at .prev or at OUT's)
-            os.replace(path, spare)
-            os.replace(aside, path)
-            os.replace(spare, aside)
+        if ours_aside:
+            _exchange(path, aside)
             if note is not None:
                 note(f"{path} held {len(lines) - 1} candidate results of another run, and {aside} this run's: "
                      "they changed places, and this run resumes")

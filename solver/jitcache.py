@@ -102,24 +102,29 @@ def _user_cache() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")) / "numba"
 
 
+FALLBACK_NAMES = 16  # names tried in turn for the fallback folder
+
+
 def cache_fallback(package: Path) -> Path | None:
     """A folder for numba's cache where it has none it can write (not ``package``'s
     ``__pycache__``, nor its user-wide folder, nor a ``NUMBA_CACHE_DIR`` given), else None:
     ``tenfold-numba-UID-STAMP`` in the temporary folder, made for the user alone. One found
-    there that is not the user's alone (made by another, or open to others) is not used: numba
-    loads pickles from it."""
+    there that is not the user's alone (made by another, or open to others) is not used (numba
+    loads pickles from it): the next name is tried, ``...-1`` to ``...-15``."""
     if os.environ.get("NUMBA_CACHE_DIR") or _can_write(package / "__pycache__") or _can_write(_user_cache()):
         return None
     uid = os.getuid()
-    folder = Path(tempfile.gettempdir()) / f"tenfold-numba-{uid}-{sources_stamp(package)[:16]}"
-    try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        info = os.lstat(folder)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
-        return None
-    return folder
+    name = f"tenfold-numba-{uid}-{sources_stamp(package)[:16]}"
+    for tried in range(FALLBACK_NAMES):  # (a name another user took first: the next one)
+        folder = Path(tempfile.gettempdir()) / (f"{name}-{tried}" if tried else name)
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            info = os.lstat(folder)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077:
+            return folder
+    return None
 
 
 # --- time spent compiling -------------------------------------------------

@@ -189,9 +189,11 @@ def _start_worker(parent: int) -> None:
     leave it searching for as long as its level's time limit allows (for ever with
     ``--time-limit inf``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for stop in (signal.SIGTERM, signal.SIGHUP):  # killed by them (the parent takes them as Ctrl-C), or
-        if getattr(signal.getsignal(stop), "ctrl_c", False):  # left ignored (nohup)
-            signal.signal(stop, signal.SIG_DFL)
+    # SIGTERM and SIGHUP too, where the parent takes them as Ctrl-C: a service manager's stop reaches
+    # every process of the command, and a worker it killed was an error ("a worker process ended")
+    for stop in (signal.SIGTERM, signal.SIGHUP):
+        if getattr(signal.getsignal(stop), "ctrl_c", False):
+            signal.signal(stop, signal.SIG_IGN)
     watch.WATCHERS.clear()
     if sys.platform.startswith("linux"):
         try:

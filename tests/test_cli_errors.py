@@ -959,6 +959,8 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
     (["export", "@PACK", "--format", "svg", "--out", "/dev/fd/1"], ["--out", "a stream of this process"]),
     (["export", "@PACK", "--format", "svg", "--out", "//proc/self/fd/1"], ["--out", "a stream of this process"]),
     (["export", "@PACK", "--format", "svg", "--out", "@TMP/../fd-link/1"], ["--out", "a stream of this process"]),
+    (["export", "@PACK", "--format", "svg", "--out", "@TMP/../proc-fd/../fd/1"],  # the link before the ..
+     ["--out", "a stream of this process"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--workers", "65"],
      ["--workers", "1 to 64", "65"]),
     (["generate", "halloween", "--count", "1", "--seed", "1", "--out", "@TMP/p.json", "--backend", "dask",
@@ -979,7 +981,7 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
 ])
 def test_bad_options_found_by_the_audit(tmp_path, args, needles):
     empty = tmp_path.parent / f"{tmp_path.name}-empty.json"  # (beside tmp_path, which must stay empty)
-    for name, target in (("stdout-link", "/dev/stdout"), ("fd-link", "/dev/fd")):  # (a folder's link too)
+    for name, target in (("stdout-link", "/dev/stdout"), ("fd-link", "/dev/fd"), ("proc-fd", "/proc/self/fd")):
         if not (tmp_path.parent / name).is_symlink():
             (tmp_path.parent / name).symlink_to(target)
     empty.write_text(json.dumps({"format": "tenfold.pack/1", "id": "e", "title": "", "levels": [],
@@ -1244,6 +1246,21 @@ def test_a_closed_stdin_or_stdout_is_one_line(closing, args, needle):
     done = subprocess.run(["bash", "-c", f"{shlex.join([tenfold, *args])} {closing}"], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.startswith(needle) and len(done.stderr.splitlines()) == 1, done
+
+
+def test_a_closed_stderr_passes_over_notes_and_errors(tmp_path):
+    """With descriptor 2 closed, notes and error lines are passed over and the exit code tells
+    (a review: serve --verbose failed every request, its log line written to no stderr)."""
+    import subprocess
+    import sys
+
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    done = subprocess.run(["bash", "-c", f'"{tenfold}" show "{tmp_path}/nosuch.json" 2>&-'], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr == "", done
+    done = subprocess.run(["bash", "-c", f'"{tenfold}" tray --rules halloween --tray 1x1 --json 2>&-'],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout)["placeable"], done
 
 
 def test_a_command_whose_work_is_its_files_runs_with_stdout_closed(tmp_path):

@@ -715,3 +715,27 @@ def test_a_run_with_another_proof_budget_does_not_resume_the_first(tmp_path):
     with pytest.raises(Interrupted):
         generate_pack(KIND, COUNT, SEED, out, TRAYS, stop=lambda: True, note=notes.append, proof_nodes=1000)
     assert len(notes) == 1 and "--proof-nodes 400000 (now 1000)" in notes[0], notes
+
+
+@pytest.mark.parametrize("atomic", [True, False])
+def test_two_partial_files_change_places_whole(tmp_path, monkeypatch, atomic):
+    """``_exchange`` (the typo run's and this run's partial files): on Linux one renameat2 call,
+    so a kill leaves each file under one of the two names (a review: a kill between three renames
+    left the other run's results under a hidden third name); without it, three renames."""
+    import ctypes
+    import os
+
+    import generator.pack as pack_module
+
+    a, b = tmp_path / "p.json.partial.jsonl", tmp_path / "p.json.partial.jsonl.prev"
+    a.write_text("this run's")
+    b.write_text("the other run's")
+    real_replace = os.replace
+    replaced = []
+    monkeypatch.setattr(os, "replace", lambda *args: replaced.append(args) or real_replace(*args))
+    if not atomic:
+        monkeypatch.setattr(ctypes, "CDLL", lambda *args, **kwargs: object())  # a C library without it
+    pack_module._exchange(a, b)
+    assert (a.read_text(), b.read_text()) == ("the other run's", "this run's")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([a.name, b.name])
+    assert len(replaced) == (0 if atomic else 3)

@@ -222,6 +222,28 @@ def test_play_interrupted_mid_game_says_interrupted(stop):
     assert err == "interrupted\n", err
 
 
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_sent_to_every_process_of_generate_with_workers_is_an_interrupt(tmp_path, stop):
+    """``systemctl stop`` (and a terminal's hangup) signals every process of the command: the
+    workers leave it to the parent, which keeps its results and says interrupted (a review: the
+    workers died of it first, and the run ended as an error, exit 2)."""
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    out = tmp_path / "p.json"
+    partial = tmp_path / "p.json.partial.jsonl"
+    proc = subprocess.Popen([tenfold, "generate", "halloween", "--count", "30", "--seed", "2", "--out", str(out),
+                             "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and (
+            not partial.exists() or len(partial.read_text().splitlines()) < 3):
+        time.sleep(0.05)
+    os.killpg(proc.pid, stop)
+    out_text, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.startswith("interrupted: ") and "the same command resumes" in err, err
+    assert not out.exists() and len(partial.read_text().splitlines()) >= 3
+
+
 def test_a_hangup_ignored_from_the_start_stays_ignored():
     """``nohup tenfold ...``: SIGHUP ignored when the command starts stays ignored (a review: the
     command was interrupted when its terminal closed, as if without nohup); Ctrl-C still stops it."""

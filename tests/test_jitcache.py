@@ -175,7 +175,8 @@ def test_numba_caches_in_a_folder_of_the_users_own_where_it_could_write_none(tmp
 
 def test_the_cache_fallback_takes_no_folder_open_to_others(tmp_path, monkeypatch):
     """Numba loads pickles from its cache: a folder at the fallback's name that others may write
-    is not used (None: numba then fails as before), nor is one when numba has a place of its own."""
+    is not used (the next name is, and with every name taken none: numba then fails as before),
+    nor is one when numba has a place of its own."""
     import tempfile
 
     import solver.jitcache as jitcache
@@ -188,9 +189,14 @@ def test_the_cache_fallback_takes_no_folder_open_to_others(tmp_path, monkeypatch
     folder = jitcache.cache_fallback(package)
     assert folder is not None and folder.parent == tmp_path
     folder.chmod(0o777)
-    assert jitcache.cache_fallback(package) is None
+    assert jitcache.cache_fallback(package) == folder.with_name(folder.name + "-1")  # the next name
     folder.rmdir()
     folder.symlink_to(tmp_path)  # (a link: another user's to follow)
+    assert jitcache.cache_fallback(package) == folder.with_name(folder.name + "-1")
+    for tried in range(1, jitcache.FALLBACK_NAMES):  # every name taken: none
+        taken = folder.with_name(f"{folder.name}-{tried}")
+        taken.mkdir(exist_ok=True)
+        taken.chmod(0o777)
     assert jitcache.cache_fallback(package) is None
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert jitcache.cache_fallback(package) is None

@@ -405,6 +405,60 @@ def test_cache_answers_a_repeated_question(server, tmp_path):
     again.cache.close()
 
 
+def test_serve_verbose_answers_with_stderr_closed(packs_dir, tmp_path):
+    """A daemon started with descriptor 2 closed: ``serve --verbose`` logs each request to stderr,
+    whose write failed every request ("Empty reply from server", a review); its notes and logs are
+    now passed over, and the requests answered."""
+    import os
+
+    with socket.socket() as probe:  # a free port (the startup line that names one goes to stderr)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    proc = subprocess.Popen([tenfold, "serve", "--port", str(port), "--verbose", "--packs", str(packs_dir),
+                             "--db", str(tmp_path / "c.db")], stdout=subprocess.DEVNULL,
+                            preexec_fn=lambda: os.close(2))
+    try:
+        deadline, answer = time.monotonic() + 60, None
+        while answer is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                answer = request(conn, "GET", "/levels/fixture-pack/s1")
+                conn.close()
+            except ConnectionRefusedError:
+                time.sleep(0.1)
+        assert answer is not None and answer[0] == 200 and answer[1]["mode"] == "sultan", answer
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
+
+
+def test_serve_keeps_a_sigterm_ignored_as_it_started_ignored(packs_dir, tmp_path):
+    """``(trap '' TERM; tenfold serve)``: as every command keeps a stop signal ignored from the
+    start, serve does (a review: its own handler took it anyway); SIGINT still stops it."""
+    import os
+    import signal
+
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs_dir), "--db", str(tmp_path / "c.db")],
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
+    try:
+        line, deadline = "", time.monotonic() + 60
+        while "serving" not in line and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+        assert "serving" in line, line
+        os.kill(proc.pid, signal.SIGTERM)
+        time.sleep(1)
+        assert proc.poll() is None  # still serving
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and err.rstrip().endswith("stopped"), err
+
+
 def test_handler_never_raises_without_sockets():
     api = Api({}, None)
     for method, path, body in [("POST", "/hint", b"\x00"), ("GET", "/levels/%ff%fe/x/y", b""),
