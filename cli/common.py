@@ -246,7 +246,7 @@ def out_path(value: str, what: str = "--out") -> Path:
     refuse_empty(value, what, "a path")
     if value == "-":
         raise FormatError(f"{what}: expected a file or folder name (output is written to files, not to stdout)")
-    if _device_path(value) and not is_dir(Path(value)) and (os.path.isfile(value) or not os.path.exists(value)):
+    if _stream_path(value) and not is_dir(Path(value)) and (os.path.isfile(value) or not os.path.exists(value)):
         # /dev/stdout, stdout sent to a file: that file would be replaced (a device: refused as one, later)
         raise FormatError(f"{what}: {clipped(repr(value), 80)} is a stream of this process (/dev/stdout, /dev/fd, "
                           "/proc), which leads to another file (where stdout goes, say); expected a file or folder "
@@ -262,7 +262,7 @@ def _a_stream(path: str) -> bool:
     return path in STREAM_FILES or any(path == f or path.startswith(f + "/") for f in STREAM_FOLDERS)
 
 
-def _device_path(value: str) -> bool:
+def _stream_path(value: str) -> bool:
     """Whether ``value`` names a stream of the process (``/dev/stdout``, ``/dev/fd/N``, anything in
     /proc) as it is followed, a folder and a link at a time (a link's target read before the rest:
     a resolved /proc/self/fd/1 is the file it leads to); /dev/shm and other folders of /dev hold files."""

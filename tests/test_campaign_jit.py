@@ -566,6 +566,17 @@ def test_compiled_bound_is_the_reference_bound_with_zones_complete_at_the_start(
     assert compared >= 250
 
 
+def every_piece_level(level_id: str, variant, grid: list[list[str]]):
+    """A level on ``grid`` whose trays hold every piece of the variant's supply, whose tables the
+    compiled move tests read."""
+    shapes = [p for _, _, group in variant.supply for p in group]
+    return parse_level({
+        "format": "tenfold.level/1", "id": level_id, "variant": variant.name, "mode": MODES[variant.name],
+        "board": ["".join(row) for row in grid], "trays": [shapes[i:i + 3] for i in range(0, len(shapes), 3)],
+        "goals": [{"score": 1}], "tokens": 0,
+    })
+
+
 def test_bitboard_move_generator_matches_the_rules_engine():
     """``_anchors`` (shifted-board legality, covering-anchor clears) against every spot tried
     one by one with ``engine.settle`` on 300 seeded boards, every piece of every variant."""
@@ -579,16 +590,10 @@ def test_bitboard_move_generator_matches_the_rules_engine():
     for seed in range(300):
         rng = random.Random(f"anchors-{seed}")
         variant = find_variant(VARIANTS[seed % 3])
-        shapes = [p for _, _, group in variant.supply for p in group]
         density = rng.uniform(0.2, 0.9)
         grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
         dress(rng, variant, grid, zones=(0, 6), stones=(0, 1, 4), pumpkins=(0,))
-        level = parse_level({
-            "format": "tenfold.level/1", "id": f"a{seed}", "variant": variant.name,
-            "mode": MODES[variant.name], "board": ["".join(row) for row in grid],
-            "trays": [shapes[i:i + 3] for i in range(0, len(shapes), 3)], "goals": [{"score": 1}],
-            "tokens": 0,
-        })
+        level = every_piece_level(f"a{seed}", variant, grid)
         filled, stones = level.board.filled, level.board.stones
         tb = campaign_tables._Tables(level)
         e_lo, e_hi = split(~(filled | stones) & ((1 << 100) - 1))
@@ -633,7 +638,6 @@ def test_the_compiled_clear_is_the_rules_engines():
     for seed in range(300):
         rng = random.Random(f"settle-{seed}")
         variant = find_variant(VARIANTS[seed % 3])
-        shapes = [p for _, _, group in variant.supply for p in group]
         density = rng.uniform(0.3, 0.95)
         grid = [["#" if rng.random() < density else "." for _ in range(10)] for _ in range(10)]
         dress(rng, variant, grid, zones=(0, 8), stones=(0, 1, 4, 12), pumpkins=(0,))
@@ -642,12 +646,7 @@ def test_the_compiled_clear_is_the_rules_engines():
             for c in range(100):
                 if zone >> c & 1:
                     grid[c // 10][c % 10] = "S"
-        level = parse_level({
-            "format": "tenfold.level/1", "id": f"s{seed}", "variant": variant.name,
-            "mode": MODES[variant.name], "board": ["".join(row) for row in grid],
-            "trays": [shapes[i:i + 3] for i in range(0, len(shapes), 3)], "goals": [{"score": 1}],
-            "tokens": 0,
-        })
+        level = every_piece_level(f"s{seed}", variant, grid)
         filled, stones = level.board.filled, level.board.stones
         stone_zones += any(z & stones == z for z in variant.zones)
         full_scan = has_complete_zone(variant, filled, stones)  # as the search sets it
