@@ -26,6 +26,20 @@ from solver.errors import MESSAGE_MOST, clipped
 FILE_COMMANDS = ("generate", "export", "render", "serve")  # whose work is the files they write (or serve)
 
 
+def _closed_streams(argv: list[str]) -> None:
+    """A closed stderr (descriptor 2) passes its notes and logs over (serve's request log failed
+    every request). A closed stdout is refused where an answer would go there, lost with exit 0;
+    a command whose work is its files passes the lines it prints over (a daemon's)."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    if sys.stdout is None:
+        command = next((arg for arg in argv if not arg.startswith("-")), None)
+        if command not in FILE_COMMANDS or "--json" in argv:
+            print("error: stdout is closed; send it to a file or to /dev/null", file=sys.stderr)
+            sys.exit(EXIT_BAD_INPUT)
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+
+
 class OneLineErrors(FlagsGroup):
     """The command group, whose usage errors (an unknown option, a value of the wrong type, a
     missing argument) are one ``error:`` line on stderr and exit code 2, as the commands' own
@@ -35,17 +49,7 @@ class OneLineErrors(FlagsGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         common.interrupt_said = False
-        if sys.stderr is None:  # descriptor 2 closed: its notes and logs are passed over (serve's
-            sys.stderr = open(os.devnull, "w", encoding="utf-8")  # request log failed every request)
-        if sys.stdout is None:  # descriptor 1 closed
-            argv = list(sys.argv[1:] if args is None else args)
-            command = next((arg for arg in argv if not arg.startswith("-")), None)
-            if command in FILE_COMMANDS and "--json" not in argv:  # its work is its files: the lines it
-                sys.stdout = open(os.devnull, "w", encoding="utf-8")  # prints are passed over (a daemon's)
-            else:  # an answer on stdout would be lost, and the exit say 0
-                if sys.stderr is not None:
-                    print("error: stdout is closed; send it to a file or to /dev/null", file=sys.stderr)
-                sys.exit(EXIT_BAD_INPUT)
+        _closed_streams(list(sys.argv[1:] if args is None else args))
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click_errors.NoArgsIsHelpError:

@@ -121,6 +121,12 @@ def tick(nodes: int, best: int | None) -> bool:
     return stop
 
 
+def taken_as_ctrl_c() -> list[int]:
+    """SIGTERM and SIGHUP where the command takes them as Ctrl-C (``cli.entry.as_ctrl_c``, which
+    marks itself so)."""
+    return [s for s in (signal.SIGTERM, signal.SIGHUP) if getattr(signal.getsignal(s), "ctrl_c", False)]
+
+
 def solve_cpsat(solver, model):
     """``solver.solve(model)`` for a CP-SAT solver, stopped as the searches are: the watchers are
     ticked every ``CPSAT_TICK`` seconds (without a node count), and when one asks to stop, or on
@@ -141,9 +147,7 @@ def solve_cpsat(solver, model):
     writer.setblocking(False)
     catch = threading.current_thread() is threading.main_thread() and callable(signal.getsignal(signal.SIGINT))
     solver.parameters.catch_sigint_signal = False
-    # SIGTERM and SIGHUP where the command takes them as Ctrl-C (``cli.entry.as_ctrl_c`` marks itself)
-    stops = [signal.SIGINT] + [s for s in (signal.SIGTERM, signal.SIGHUP)
-                               if getattr(signal.getsignal(s), "ctrl_c", False)]
+    stops = [signal.SIGINT, *taken_as_ctrl_c()]
 
     def watch_the_solve() -> None:
         while not done.is_set():

@@ -191,9 +191,8 @@ def _start_worker(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # SIGTERM and SIGHUP too, where the parent takes them as Ctrl-C: a service manager's stop reaches
     # every process of the command, and a worker it killed was an error ("a worker process ended")
-    for stop in (signal.SIGTERM, signal.SIGHUP):
-        if getattr(signal.getsignal(stop), "ctrl_c", False):
-            signal.signal(stop, signal.SIG_IGN)
+    for stop in watch.taken_as_ctrl_c():
+        signal.signal(stop, signal.SIG_IGN)
     watch.WATCHERS.clear()
     if sys.platform.startswith("linux"):
         try:
