@@ -296,7 +296,7 @@ class Api:
         answer = {"pack": pack.id, "level": level.id, "solution": level.moves_json(level.solution),
                   "score": replay.score, "placements": replay.placements, "valid": replay.ok}
         if not replay.ok:
-            answer["problem"] = replay.problem  # as tenfold verify names it
+            answer["problem"] = replay.named("solution")  # as tenfold verify names it
         return Response(200, answer)
 
     def _hint(self, body: bytes) -> Response:

@@ -168,7 +168,7 @@ def _solve_after(levels: list[Level], single: bool, after: str, method: str, tim
                          f"got --method {method}")
     lv = levels[0]
     moves, where = read_moves_arg(after, "--after")
-    start = position_after(lv, moves, where)
+    start = position_after(lv, moves, f"{where}: moves")
     nodes = {} if node_limit is None else {"node_limit": node_limit}
     with searching(f"solving {lv.id} after {len(moves)} move{'s' * (len(moves) != 1)}") as interrupt:
         position, answer = solve_position(lv, start, time_limit=time_limit, hint=lv.solution, **nodes)

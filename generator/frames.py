@@ -55,7 +55,7 @@ def solution_frames(level: Level) -> list[Frame]:
         try:
             result = game.apply(move)
         except RulesError as err:
-            raise RulesError(f"level {level.id}: solution: {level.illegal_move(level.solution, i, game, err)}"
+            raise RulesError(f"level {level.id}: solution[{i}]: {level.illegal_move(level.solution, i, game, err)}"
                              ) from None
         placed = placement_mask(move.piece, move.row, move.col) if isinstance(move, Placement) else 0
         frames.append(Frame(game.board, move, placed, result.cleared, result.points, game.final_score, game.tokens,

@@ -49,12 +49,13 @@ class Position:
                 "tokens": self.game.tokens}
 
 
-def position_after(level: Level, moves: list[Move], where: str = "--after") -> Position:
+def position_after(level: Level, moves: list[Move], where: str = "moves") -> Position:
     """Play ``moves`` on the level from its start; raises ``RulesError`` naming the first move
-    the engine or the limit refuses (``where``: how the message names the move list)."""
+    the engine or the limit refuses (``where``: how the message names the move list, whose
+    index it follows: ``moves[2]: illegal: ...``)."""
     played = play_moves(level, moves)
     if played.problem:
-        raise RulesError(f"{where}: {played.problem}")
+        raise RulesError(played.named(where))
     game = played.game
     assert game is not None and game.deals is not None
     tray = tuple(sorted(game.tray or ()))

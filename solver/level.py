@@ -246,14 +246,14 @@ class Level:
         return spell_moves(game, tray, moves, deals)
 
     def illegal_move(self, moves: list[Move], index: int, game: Game, err: TenfoldError) -> str:
-        """``move N: illegal: why``, the engine's refusal of ``moves[index]`` (played up to it on
+        """``illegal: why``, the engine's refusal of ``moves[index]`` (played up to it on
         ``game``) as verify, export and render say it, naming the tray it lists as the level's file
         spells its pieces (the move's piece is named as the move spells it already)."""
         why = str(err)
         if self.spelled is not None and game.tray is not None:
             shadow, tray, deals = self._spelled_start()
             why = respell_tray(why, list(game.tray), spelled_tray_at(shadow, tray, moves, index, deals))
-        return f"move {index}: illegal: {why}"
+        return f"illegal: {why}"
 
     def _spelled_start(self) -> tuple[Game, list[str], SpelledDeals]:
         """A new game dealt in the file's spelling, its first tray as the file spells it, and
@@ -458,8 +458,14 @@ class Replay:
     ok: bool  # every move legal, within the limit, and every goal holds at the end
     score: int  # final score (placements plus tokens left)
     placements: int
-    problem: str = ""
+    problem: str = ""  # why not ok: the refused move's (``at``), or the goals' at the end
     game: Game | None = None
+    at: int | None = None  # the refused move's index in the list, from 0 as in its JSON
+
+    def named(self, field: str) -> str:
+        """The problem as the file's field says where: ``solution[1]: illegal: ...`` (the
+        move's index in the list, as a parse error names it), ``solution: goals not met ...``."""
+        return f"{field}: {self.problem}" if self.at is None else f"{field}[{self.at}]: {self.problem}"
 
 
 def removals_before_last_placement(moves: list[Move]) -> list[Move]:
@@ -494,12 +500,12 @@ def play_moves(level: Level, moves: list[Move]) -> Replay:
                 why = (f"one more than the level's trays hold ({level.piece_count} "
                        f"piece{'s' * (level.piece_count != 1)})"
                        if placed > level.piece_count else f"past the limit of {level.limit}")
-                return Replay(False, game.final_score, placed - 1, f"move {i}: placement {placed} is {why}", game)
+                return Replay(False, game.final_score, placed - 1, f"placement {placed} is {why}", game, i)
         try:
             game.apply(move)
         except TenfoldError as err:  # the placements made: not this one
             made = placed - isinstance(move, Placement)
-            return Replay(False, game.final_score, made, level.illegal_move(moves, i, game, err), game)
+            return Replay(False, game.final_score, made, level.illegal_move(moves, i, game, err), game, i)
     return Replay(True, game.final_score, placed, "", game)
 
 

@@ -56,7 +56,7 @@ def verify_level(level: Level, time_limit: float = 60.0) -> Verdict:
         if replay.ok:
             verdict.notes.append(f"solution wins with {replay.score} in {replay.placements} placements")
         else:
-            verdict.problems.append(f"solution: {replay.problem}")
+            verdict.problems.append(replay.named("solution"))
     if level.best is not None:
         if level.best.get("proof") == PROOF_INFEASIBLE and level.best.get("score") is not None:
             verdict.problems.append(f"best: proof infeasible says no line meets the goals, yet claims score "

@@ -305,7 +305,7 @@ def test_cli_verify_a_placement_off_the_board_is_a_false_claim(tmp_path, row, co
                                                                                    "col": col}]))])
     assert result.exit_code == 1, result.output
     line = result.stdout.splitlines()[0]
-    assert line.startswith("FAIL hand: solution: move 0: illegal: piece 1x1") and "does not fit" in line, line
+    assert line.startswith("FAIL hand: solution[0]: illegal: piece 1x1") and "does not fit" in line, line
     assert len(line) < 300
     for wrong in ("0", 1.0, True, None):
         result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(solution=[{"piece": "1x1", "row": wrong,

@@ -174,16 +174,16 @@ def test_a_position_is_the_engine_game_after_the_moves():
 def test_moves_the_level_refuses_are_named():
     level = shipped_levels()[3]
     line = level.solution
-    with pytest.raises(RulesError, match=r"--after: move 1: illegal: piece .* is not in the tray"):
+    with pytest.raises(RulesError, match=r"^moves\[1\]: illegal: piece .* is not in the tray"):
         position_after(level, [line[0], line[0]])  # (each piece of this tray is a shape of its own)
     overlap = next(m for m in line[1:] if isinstance(m, Placement) and m.piece != line[0].piece)
-    with pytest.raises(RulesError, match=r"--after: move 1: illegal: piece .* overlaps"):
+    with pytest.raises(RulesError, match=r"^moves\[1\]: illegal: piece .* overlaps"):
         position_after(level, [line[0], Placement(overlap.piece, line[0].row, line[0].col)])
     placement = next(m for m in line if isinstance(m, Placement))
-    with pytest.raises(RulesError, match="--after: move 0: illegal: .*not in the tray"):
+    with pytest.raises(RulesError, match=r"^moves\[0\]: illegal: .*not in the tray"):
         position_after(level, [Placement("1x1" if placement.piece != "1x1" else "3x3", 0, 0)])
     short = parse_level({**level.to_json(), "limit": 2})
-    with pytest.raises(RulesError, match="--after: move 2: placement 3 is past the limit of 2"):
+    with pytest.raises(RulesError, match=r"^moves\[2\]: placement 3 is past the limit of 2"):
         position_after(short, line[:3])
 
 
@@ -268,7 +268,7 @@ def test_cli_solve_after_bad_input_is_one_line(tmp_path):
         (["solve", path, "--after", m2 := write(tmp_path, "m2.json", {"moves": []})],
          f"--after {m2}: moves: expected a list"),  # the option and the file named
         (["solve", path, "--after", m3 := write(tmp_path, "m3.json", [level.solution[0].to_json()] * 2)],
-         f"--after {m3}: move 1: illegal"),
+         f"--after {m3}: moves[1]: illegal"),
         (["solve", path, "--after", str(tmp_path / "missing.json")], "--after: no such file"),
         (["solve", "-", "--after", "-"], "the file argument and --after: each reads - (stdin)"),
     ]
@@ -394,7 +394,7 @@ def next_step_json(rest: list[dict]) -> list[dict]:
     ("POST", b"[]", 400, "body: expected a JSON object like"),
     ("POST", b"{}", 400, "field moves: missing"),
     ("POST", b'{"moves": 3}', 400, "field moves: expected a list"),
-    ("POST", b'{"moves": [{"piece": "1x1", "row": 0, "col": 0}]}', 400, "field moves: move 0: illegal"),
+    ("POST", b'{"moves": [{"piece": "1x1", "row": 0, "col": 0}]}', 400, "field moves[0]: illegal"),
     ("POST", b'{"moves": [{"piece": "zz", "row": 0, "col": 0}]}', 400, "field moves[0]: unknown piece"),
     ("GET", b"", 405, "use POST"),
 ])

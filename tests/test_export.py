@@ -255,7 +255,7 @@ def test_a_stored_solution_the_rules_refuse_is_not_exported(tmp_path, fmt, fault
         out = tmp_path / ("one." + fmt if extra else "all")
         result = CliRunner().invoke(app, ["export", str(src), "--format", fmt, "--out", str(out), *extra])
         assert result.exit_code == 2, result.output
-        assert result.output.startswith(f"error: {src}: level s1: solution: move {bad}: illegal: ")  # as verify
+        assert result.output.startswith(f"error: {src}: level s1: solution[{bad}]: illegal: ")  # as verify
         assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
         assert not out.exists() and not (tmp_path / "tileset.png").exists()
     # the same pack, the level's solution fixed, exports

@@ -272,7 +272,7 @@ def test_a_piece_not_in_the_tray_fails_the_replay():
     moves = parse_moves([{"piece": "1x1", "row": 0, "col": 9}, {"piece": "3x3", "row": 2, "col": 2}])
     result = play_solution(level, moves)
     assert not result.ok
-    assert "move 1" in result.problem and "not in the tray" in result.problem and "3x3" in result.problem
+    assert result.at == 1 and result.named("solution").startswith("solution[1]: illegal: piece 3x3 is not in the tray")
 
 
 def test_the_limit_and_the_goals_are_enforced():
@@ -289,7 +289,7 @@ def test_a_placement_after_the_last_tray_says_so_where_no_limit_is_set():
     moves = parse_moves(LEVEL["solution"] + [{"piece": "1x1", "row": 9, "col": 9}])
     result = play_solution(parse_level(data), moves)
     assert not result.ok and result.placements == 4
-    assert result.problem == "move 4: placement 5 is one more than the level's trays hold (4 pieces)"
+    assert result.named("solution") == "solution[4]: placement 5 is one more than the level's trays hold (4 pieces)"
 
 
 def test_a_fixed_value_the_file_gets_wrong_is_named_in_json():
@@ -326,12 +326,13 @@ def test_a_level_that_spells_its_own_pieces_is_written_back_as_spelled():
 
 
 @pytest.mark.parametrize("move,expected", [
-    ({"piece": ".#/.#", "row": 0, "col": 0}, "move 0: illegal: piece .#/.# (2x1) at row 0, col 0 overlaps a tile "
+    ({"piece": ".#/.#", "row": 0, "col": 0}, "solution[0]: illegal: piece .#/.# (2x1) at row 0, col 0 overlaps a tile "
                                               "at row 0, col 0"),
-    ({"piece": ".#/.#", "row": 9, "col": 0}, "move 0: illegal: piece .#/.# (2x1) at row 9, col 0 does not fit on "
+    ({"piece": ".#/.#", "row": 9, "col": 0}, "solution[0]: illegal: piece .#/.# (2x1) at row 9, col 0 does not fit on "
                                               "the board (rows 0..8, cols 0..9 allowed)"),
-    ({"piece": "###", "row": 5, "col": 5}, "move 0: illegal: piece ### (1x3) is not in the tray (tray: .#/.#, 1x1)"),
-    ({"piece": "2x1", "row": 0, "col": 0}, "move 0: illegal: piece 2x1 at row 0, col 0 overlaps a tile at row 0, "
+    ({"piece": "###", "row": 5, "col": 5}, "solution[0]: illegal: piece ### (1x3) is not in the tray "
+                                            "(tray: .#/.#, 1x1)"),
+    ({"piece": "2x1", "row": 0, "col": 0}, "solution[0]: illegal: piece 2x1 at row 0, col 0 overlaps a tile at row 0, "
                                             "col 0"),
 ])
 def test_an_illegal_move_is_named_as_written(move, expected):
@@ -343,7 +344,7 @@ def test_an_illegal_move_is_named_as_written(move, expected):
     data.pop("limit", None)
     level = parse_level(data)
     replay = play_solution(level, level.solution)
-    assert not replay.ok and replay.problem == expected
+    assert not replay.ok and replay.named("solution") == expected
 
 
 
@@ -361,7 +362,8 @@ def test_a_token_move_is_named_as_written(variant, mode, move):
     level = parse_level(data)
     replay = play_solution(level, level.solution)
     name = "2x2" if move["piece"] == "2x2" else "##/## (2x2)"
-    assert replay.problem == f"move 0: illegal: {move['token']}: piece {name} is not in the tray (tray: .#/.#, 1x1)"
+    assert replay.named("solution") == (f"solution[0]: illegal: {move['token']}: piece {name} is not in the tray "
+                                        "(tray: .#/.#, 1x1)")
 
 
 def test_moves_after_an_illegal_one_keep_their_spelling():
@@ -382,7 +384,7 @@ def test_moves_after_an_illegal_one_keep_their_spelling():
         moves[bad]["row"], moves[bad]["col"] = 8, 8  # onto the tiles no line clears: illegal
         level = parse_level({**base, "solution": moves})
         replay = play_solution(level, level.solution)
-        assert not replay.ok and replay.problem.startswith(f"move {bad}: illegal"), replay.problem
+        assert not replay.ok and replay.named("solution").startswith(f"solution[{bad}]: illegal"), replay.problem
         assert level.to_json()["solution"] == moves, bad
 
 def test_spelled_moves_follow_turns_and_redeals():
@@ -420,15 +422,15 @@ def test_a_refused_move_lists_the_tray_as_the_level_spells_it(tmp_path, moves, t
     level = {"format": "tenfold.level/1", "id": "a", "variant": "arabic", "mode": "standard",
              "board": ["." * 10] * 10, "trays": [["#/#", "2x1"]], "reserve": ["###", "#.#/###"],
              "goals": [{"score": 1}], "tokens": 3, "solution": [*moves, {"piece": "3x3", "row": 5, "col": 5}]}
-    expected = f"move {len(moves)}: illegal: piece 3x3 is not in the tray (tray: {tray})"
-    assert play_solution(parse_level(level), parse_moves(level["solution"])).problem == expected
+    expected = f"solution[{len(moves)}]: illegal: piece 3x3 is not in the tray (tray: {tray})"
+    assert play_solution(parse_level(level), parse_moves(level["solution"])).named("solution") == expected
     path = tmp_path / "level.json"
     path.write_text(json.dumps(level))
     from typer.testing import CliRunner
     from cli.main import app
 
     verify = CliRunner().invoke(app, ["verify", str(path)])
-    assert verify.exit_code == 1 and f"FAIL a: solution: {expected}" in verify.output
+    assert verify.exit_code == 1 and f"FAIL a: {expected}" in verify.output
     export = CliRunner().invoke(app, ["export", str(path), "--format", "json", "--out", str(tmp_path / "out.json")])
     assert export.exit_code == 2 and f"(tray: {tray})" in export.output
 

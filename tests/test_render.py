@@ -136,9 +136,9 @@ def test_a_stored_solution_the_rules_refuse_is_not_rendered(tmp_path):
     src = fx.write_json(tmp_path / "pack.json", data)
     result = CliRunner().invoke(app, ["render", str(src), "--out", str(tmp_path / "site")])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
-    assert result.output.startswith(f"error: {src}: level s1: solution: move 1: illegal: piece "), result.output
+    assert result.output.startswith(f"error: {src}: level s1: solution[1]: illegal: piece "), result.output
     verdict = CliRunner().invoke(app, ["verify", str(src), "--level", "s1"]).output  # the others take 30 s
-    assert result.output.split("move 1: illegal: ")[1].strip() in verdict
+    assert result.output.split("solution[1]: illegal: ")[1].strip() in verdict
     assert not (tmp_path / "site").exists()
 
 def test_the_last_frame_shows_the_levels_score_with_its_tokens_bonus():

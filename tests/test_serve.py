@@ -540,7 +540,7 @@ def test_a_stored_solution_that_fails_is_served_with_its_problem(tmp_path):
     api = Api(load_packs(tmp_path), None)
     answer = api.handle("GET", f"/levels/broken/{level['id']}/solution").body
     assert answer["valid"] is False and answer["placements"] == 1
-    assert answer["problem"].startswith("move 1: illegal")
+    assert answer["problem"].startswith("solution[1]: illegal")
     fine = api.handle("GET", f"/levels/broken/{data['levels'][1]['id']}/solution").body
     assert fine["valid"] is True and "problem" not in fine
 
