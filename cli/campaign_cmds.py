@@ -10,8 +10,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, interrupted, progress,
-                        read_json_arg, read_moves_arg, searching, source_name)
+from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, int_option, interrupted,
+                        progress, read_json_arg, read_moves_arg, searching, source_name)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.campaign_jit import warm_up
 from solver.continuation import position_after, solve_position, spelled_rest
@@ -21,7 +21,7 @@ from solver.verify import Verdict, verify_level
 from solver.workers import MAX_WORKERS, answers_in_order, check_workers
 
 METHODS = ("search", "cpsat", "auto")
-WorkersOpt = Annotated[int, typer.Option(help=f"worker processes for a pack's levels, 1 to {MAX_WORKERS} (each level "
+WorkersOpt = Annotated[int, int_option(help=f"worker processes for a pack's levels, 1 to {MAX_WORKERS} (each level "
                                               "runs on one; the output is the same)")]
 
 
@@ -71,7 +71,7 @@ def solve(
     time_limit: Annotated[float, typer.Option(help="seconds per level (inf: no limit)")] = 30.0,
     method: Annotated[str, typer.Option(help="search, cpsat or auto (the search for half the time, then CP-SAT "
                                              "from its best line if unproven: the better of the two)")] = "search",
-    node_limit: Annotated[Optional[int], typer.Option(
+    node_limit: Annotated[Optional[int], int_option(
         help="stop the search once it passes this many nodes (it checks every 4,096, every 1,024 on "
              "levels whose tokens draw from a reserve; --method search "
              "only): an answer the node limit (not the time limit) ends is the same on every machine",

@@ -7,6 +7,7 @@ import functools
 import json
 import math
 import os
+import re
 import secrets
 import signal
 import stat
@@ -89,6 +90,28 @@ def _quiet_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # no file descriptor (a test's captured stdout)
         pass
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def int_option(*decls: str, help: str, min: int | None = None, max: int | None = None) -> Any:
+    """An option whose value is an integer spelled as one, within ``min``..``max``: typer's own
+    integers (pydantic's lax mode, from typer 0.29) took ``1.0``, ``1_0`` and `` 2`` as 1, 10
+    and 2. Typer shows the range in the help but leaves a parser's value unchecked: checked here."""
+    def parse(value: Any) -> int:
+        if isinstance(value, int):  # a default
+            return value
+        text = str(value)
+        if not _INTEGER.fullmatch(text):
+            raise typer.BadParameter(f"expected an integer, got {clipped(repr(text), 80)}")
+        number = int(text)
+        if (min is not None and number < min) or (max is not None and number > max):
+            expected = f"{min:,} to {max:,}" if min is not None and max is not None else (
+                f"{min:,} or more" if min is not None else f"{max:,} or less")
+            raise typer.BadParameter(f"expected {expected}, got {number}")
+        return number
+    return typer.Option(*decls, help=help, parser=parse, min=min, max=max)
 
 
 def check_seconds(value: float | None, allow_zero: bool = False, allow_inf: bool = False,

@@ -14,6 +14,7 @@ from cli.common import (
     board_text_arg,
     cli_errors,
     emit_json,
+    int_option,
     is_file,
     mode_arg,
     progress,
@@ -44,11 +45,12 @@ def replay(
     moves: Annotated[str, typer.Option(help="JSON file (- for stdin) with a flat list of moves, a turn every 3 "
                                             "placements, or a list of turns, each a list of moves with 1 to 3 "
                                             "placements (a level's trays of fewer pieces)")],
-    board: Annotated[Optional[str], typer.Option(help="one-line board text or a file (- for stdin; default: empty)")] = None,
-    streak: Annotated[int, typer.Option(help="consecutive clearing placements before the first move")] = 0,
+    board: Annotated[Optional[str], typer.Option(
+        help="one-line board text or a file (- for stdin; default: empty)")] = None,
+    streak: Annotated[int, int_option(help="consecutive clearing placements before the first move")] = 0,
     mode: Annotated[Optional[str], typer.Option(help="mode whose token count (and stone count) applies "
                                                      "(default: the variant's)")] = None,
-    tokens: Annotated[Optional[int], typer.Option(help="tokens available (default: the mode's)")] = None,
+    tokens: Annotated[Optional[int], int_option(help="tokens available (default: the mode's)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Replay a move list; a new turn starts after every 3 placements, or as the list's turns say."""
@@ -102,11 +104,11 @@ def check_mode_stones(game_mode: Mode, start: Board) -> None:
 @cli_errors
 def play(
     rules: RulesOpt,
-    seed: Annotated[int, typer.Option(help="seed of the deal stream and of the expert's sampling (0 or more: "
+    seed: Annotated[int, int_option(help="seed of the deal stream and of the expert's sampling (0 or more: "
                                            "Python's generator reads -1 as 1); the expert's lookahead also "
                                            "follows the clock unless --fixed-rounds", min=0)],
     mode: Annotated[Optional[str], typer.Option(help="game mode (default: the variant's)")] = None,
-    trays: Annotated[Optional[int], typer.Option(
+    trays: Annotated[Optional[int], int_option(
         help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,
     policy: Annotated[str, typer.Option(help="greedy or expert")] = "greedy",
     time_limit: Annotated[Optional[float], typer.Option(

@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (cli_errors, emit_json, interrupted, naming_option, out_path, progress, refuse_file_in_path,
-                        searching, write_atomically)
+from cli.common import (cli_errors, emit_json, int_option, interrupted, naming_option, out_path, progress,
+                        refuse_file_in_path, searching, write_atomically)
 from generator.grade import GRADE_NAMES
 from generator.pack import (MAX_COUNT, MAX_PROOF_NODES, MAX_TRAYS, Interrupted, PackReport, Shortfall,
                             generate_pack)
@@ -23,19 +23,19 @@ from solver.workers import MAX_WORKERS
 @cli_errors
 def generate(
     kind: Annotated[str, typer.Argument(help="sultan or halloween")],
-    count: Annotated[int, typer.Option(help=f"levels in the pack (1 to {MAX_COUNT:,})")],
-    seed: Annotated[int, typer.Option(help="the pack's seed (0 or more): the same seed gives the same file",
+    count: Annotated[int, int_option(help=f"levels in the pack (1 to {MAX_COUNT:,})")],
+    seed: Annotated[int, int_option(help="the pack's seed (0 or more): the same seed gives the same file",
                                       min=0)],
     out: Annotated[str, typer.Option(help="where to write the pack JSON")],
     difficulty: Annotated[Optional[str], typer.Option(help="easy, medium, hard or expert (default: a spread)")] = None,
-    trays: Annotated[Optional[int], typer.Option(help=f"trays per level, 1 to {MAX_TRAYS} (default: " + ", ".join(
+    trays: Annotated[Optional[int], int_option(help=f"trays per level, 1 to {MAX_TRAYS} (default: " + ", ".join(
         f"{k} {r.default_trays}" for k, r in RECIPES.items()) + ")")] = None,
-    proof_nodes: Annotated[Optional[int], typer.Option(help=(
+    proof_nodes: Annotated[Optional[int], int_option(help=(
         f"search nodes a candidate's proof may take, 1 to {MAX_PROOF_NODES:,} (default: " + ", ".join(
             f"{k} {r.node_budget:,}" for k, r in RECIPES.items())
         + "): a larger budget keeps longer levels, and each candidate takes longer; the same seed and budget give "
           "the same pack on any machine"))] = None,
-    workers: Annotated[int, typer.Option(help=f"local worker processes (1 to {MAX_WORKERS})")] = 1,
+    workers: Annotated[int, int_option(help=f"local worker processes (1 to {MAX_WORKERS})")] = 1,
     backend: Annotated[str, typer.Option(help="local or dask")] = "local",
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, with --backend dask")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the run's summary as JSON instead of its table")]

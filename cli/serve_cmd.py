@@ -24,7 +24,7 @@ import typer
 
 from cli.answer_cache import DEFAULT_MB, MAX_MB, AnswerCache, default_db_path
 from cli.api import MAX_BODY, Api, Response, load_packs
-from cli.common import cli_errors, naming_option, refuse_empty
+from cli.common import cli_errors, int_option, naming_option, refuse_empty
 from solver.errors import FormatError, RulesError, clipped
 
 # what socketserver's loop waits on: poll where there is one (select stops at 1,024 descriptors)
@@ -437,10 +437,10 @@ def default_packs_dir() -> Path:
 @cli_errors
 def serve(
     host: Annotated[str, typer.Option(help="address to bind (loopback unless told otherwise)")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port (0: any free port)", min=0, max=65535)] = 8765,
+    port: Annotated[int, int_option(help="TCP port (0: any free port)", min=0, max=65535)] = 8765,
     packs: Annotated[Optional[str], typer.Option(help="folder of pack files (default: the shipped levels)")] = None,
     db: Annotated[Optional[str], typer.Option(help="SQLite answer cache (default: under the user's data dir)")] = None,
-    cache_mb: Annotated[int, typer.Option(
+    cache_mb: Annotated[int, int_option(
         help=f"MiB of answers the cache keeps, 1 to {MAX_MB:,}: past it the least recently used go",
         min=1, max=MAX_MB)] = DEFAULT_MB,
     verbose: Annotated[bool, typer.Option("--verbose", help="log every request to stderr")] = False,

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli import common
-from cli.common import FlagsGroup, check_seconds, cli_errors, emit_json, read_json_arg, source_name
+from cli.common import FlagsGroup, check_seconds, cli_errors, emit_json, int_option, read_json_arg, source_name
 from solver.errors import RulesError
 from solver.ten.lines import lines_to_json, threats, winning_moves
 from solver.ten.play import play_game
@@ -98,7 +98,7 @@ def _describe_result(position: TenPosition, result: SolveResult) -> str:
 @cli_errors
 def solve(
     position_file: PositionArg,
-    depth: Annotated[Optional[int], typer.Option(help="plies to look ahead, 1 to 100 (default: to the end of the"
+    depth: Annotated[Optional[int], int_option(help="plies to look ahead, 1 to 100 (default: to the end of the"
                                                       " placement phase; 4 for hidden stacks, into the"
                                                       " second round if need be)")] = None,
     time_limit: Annotated[float, typer.Option(
@@ -124,11 +124,11 @@ def solve(
 
 @cli_errors
 def play(
-    seed: Annotated[int, typer.Option(help="seed of the rows, the draws and any random choice (0 or more)", min=0)],
+    seed: Annotated[int, int_option(help="seed of the rows, the draws and any random choice (0 or more)", min=0)],
     variant: Annotated[str, typer.Option(help="open or hidden")] = "open",
-    depth: Annotated[int, typer.Option(help="plies each player searches", min=1, max=12)] = 4,
+    depth: Annotated[int, int_option(help="plies each player searches", min=1, max=12)] = 4,
     time_limit: Annotated[float, typer.Option(help="seconds per move")] = 2.0,
-    max_plies: Annotated[int, typer.Option(help="stop the game after this many moves", min=1)] = 120,
+    max_plies: Annotated[int, int_option(help="stop the game after this many moves", min=1)] = 120,
     json_out: JsonOpt = False,
 ) -> None:
     """Play a seeded game between two solver-driven players, drawing the field as it goes."""

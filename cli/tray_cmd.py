@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (board_arg, check_streak_and_tokens, cli_errors, emit_json, interrupted, live_status,
+from cli.common import (board_arg, check_streak_and_tokens, cli_errors, emit_json, int_option, interrupted, live_status,
                         variant_arg)
 from cli.draw import draw_board
 from solver.board import Board
@@ -25,8 +25,8 @@ METHODS = ("search", "cpsat")
 RulesOpt = Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")]
 TrayOpt = Annotated[str, typer.Option("--tray", help="1-3 piece ids, comma-separated")]
 BoardOpt = Annotated[Optional[str], typer.Option(help="one-line board text or a file (- for stdin; default: empty)")]
-StreakOpt = Annotated[int, typer.Option(help="consecutive clearing placements before the tray")]
-TokensOpt = Annotated[int, typer.Option(help="tokens available for a rescue when the tray does not fit")]
+StreakOpt = Annotated[int, int_option(help="consecutive clearing placements before the tray")]
+TokensOpt = Annotated[int, int_option(help="tokens available for a rescue when the tray does not fit")]
 MethodOpt = Annotated[str, typer.Option(help="search or cpsat")]
 
 
