@@ -10,8 +10,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, int_option, interrupted,
-                        progress, read_json_arg, read_moves_arg, searching, source_name)
+from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, float_option, int_option,
+                        interrupted, progress, read_json_arg, read_moves_arg, searching, source_name)
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.campaign_jit import warm_up
 from solver.continuation import position_after, solve_position, spelled_rest
@@ -68,7 +68,7 @@ def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt
 def solve(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file (- for stdin)")],
     level: Annotated[Optional[str], typer.Option("--level", help="the level id inside a pack")] = None,
-    time_limit: Annotated[float, typer.Option(help="seconds per level (inf: no limit)")] = 30.0,
+    time_limit: Annotated[float, float_option(help="seconds per level (inf: no limit)")] = 30.0,
     method: Annotated[str, typer.Option(help="search, cpsat or auto (the search for half the time, then CP-SAT "
                                              "from its best line if unproven: the better of the two)")] = "search",
     node_limit: Annotated[Optional[int], int_option(
@@ -214,7 +214,7 @@ def _move_text(data: dict) -> str:
 def verify(
     path: Annotated[str, typer.Argument(help="a level or pack JSON file (- for stdin)")],
     level: Annotated[Optional[str], typer.Option("--level", help="only this level of a pack")] = None,
-    time_limit: Annotated[float, typer.Option(
+    time_limit: Annotated[float, float_option(
         help="seconds per level to re-prove best, or to find a winning line for a level without claims "
              "(inf: no limit)")] = 60.0,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON: a verdict per level")] = False,

@@ -93,6 +93,7 @@ def _quiet_stdout() -> None:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?inf", re.IGNORECASE)
 
 
 def int_option(*decls: str, help: str, min: int | None = None, max: int | None = None) -> Any:
@@ -112,6 +113,19 @@ def int_option(*decls: str, help: str, min: int | None = None, max: int | None =
             raise typer.BadParameter(f"expected {expected}, got {number}")
         return number
     return typer.Option(*decls, help=help, parser=parse, min=min, max=max)
+
+
+def float_option(*decls: str, help: str) -> Any:
+    """An option whose value is a number written as one (``2``, ``0.5``, ``1e3``, ``inf``), as
+    ``int_option``'s are: typer's (pydantic's lax mode) took ``1_0`` as 10 and ``infinity``."""
+    def parse(value: Any) -> float:
+        if isinstance(value, (int, float)):  # a default
+            return float(value)
+        text = str(value)
+        if not _NUMBER.fullmatch(text):
+            raise typer.BadParameter(f"expected a number, got {clipped(repr(text), 80)}")
+        return float(text)
+    return typer.Option(*decls, help=help, parser=parse)
 
 
 def check_seconds(value: float | None, allow_zero: bool = False, allow_inf: bool = False,

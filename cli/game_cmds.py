@@ -14,7 +14,7 @@ from cli.common import (
     board_text_arg,
     cli_errors,
     emit_json,
-    int_option,
+    float_option, int_option,
     is_file,
     mode_arg,
     progress,
@@ -111,7 +111,7 @@ def play(
     trays: Annotated[Optional[int], int_option(
         help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,
     policy: Annotated[str, typer.Option(help="greedy or expert")] = "greedy",
-    time_limit: Annotated[Optional[float], typer.Option(
+    time_limit: Annotated[Optional[float], float_option(
         "--time-limit", help="expert: seconds of lookahead per tray, spent when the board gets tight "
                              "(default 0.3; 0: none)")] = None,
     board: Annotated[Optional[str], typer.Option(

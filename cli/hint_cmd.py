@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import board_arg, check_seconds, check_streak_and_tokens, cli_errors, emit_json, variant_arg
+from cli.common import (board_arg, check_seconds, check_streak_and_tokens, cli_errors, emit_json, float_option,
+                        variant_arg)
 from cli.tray_cmd import (
     BoardOpt, MethodOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray, tray_json,
 )
@@ -27,7 +28,7 @@ def hint(
     method: MethodOpt = "search",
     policy: Annotated[str, typer.Option(help="best (the tray's best plan, as tenfold tray) or expert (endless "
                                               "play: points + board evaluation + lookahead)")] = "best",
-    time_limit: Annotated[Optional[float], typer.Option(
+    time_limit: Annotated[Optional[float], float_option(
         "--time-limit", help="seconds the expert's answer may take from the command's start (--policy expert; "
                             "default 1; starting tenfold and loading its compiled kernels count, compiling them "
                             "after an install does not; 0: no lookahead)")] = None,

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from cli import common
-from cli.common import FlagsGroup, check_seconds, cli_errors, emit_json, int_option, read_json_arg, source_name
+from cli.common import (FlagsGroup, check_seconds, cli_errors, emit_json, float_option, int_option, read_json_arg,
+                        source_name)
 from solver.errors import RulesError
 from solver.ten.lines import lines_to_json, threats, winning_moves
 from solver.ten.play import play_game
@@ -101,7 +102,7 @@ def solve(
     depth: Annotated[Optional[int], int_option(help="plies to look ahead, 1 to 100 (default: to the end of the"
                                                       " placement phase; 4 for hidden stacks, into the"
                                                       " second round if need be)")] = None,
-    time_limit: Annotated[float, typer.Option(
+    time_limit: Annotated[float, float_option(
         help="seconds (inf: no limit; Ctrl-C stops it too): the answer is the deepest depth finished by "
              "then")] = 60.0,
     json_out: JsonOpt = False,
@@ -127,7 +128,7 @@ def play(
     seed: Annotated[int, int_option(help="seed of the rows, the draws and any random choice (0 or more)", min=0)],
     variant: Annotated[str, typer.Option(help="open or hidden")] = "open",
     depth: Annotated[int, int_option(help="plies each player searches", min=1, max=12)] = 4,
-    time_limit: Annotated[float, typer.Option(help="seconds per move")] = 2.0,
+    time_limit: Annotated[float, float_option(help="seconds per move")] = 2.0,
     max_plies: Annotated[int, int_option(help="stop the game after this many moves", min=1)] = 120,
     json_out: JsonOpt = False,
 ) -> None:

@@ -333,7 +333,8 @@ def test_time_limits_are_seconds(tmp_path, args, allowed):
     a search given it never stopped); 0 only where it means no lookahead, inf only where it
     means no limit."""
     args = [write(tmp_path, "level.json", level_data()) if a == "LEVEL" else a for a in args]
-    for value in ("nan", "-1", "0", "inf"):
+    assert_bad_input(runner.invoke(app, [*args, "--time-limit", "nan"]), "--time-limit", "expected a number, got 'nan'")
+    for value in ("-1", "0", "inf"):
         result = runner.invoke(app, [*args, "--time-limit", value])
         if value in allowed:
             assert result.exit_code in (0, 1), (value, result.output)  # verify: 1 for a claim it finds false
@@ -741,6 +742,31 @@ def test_every_integer_option_takes_an_integer_spelled_as_one_within_its_range()
             assert option.parser(str(option.max)) == option.max
             with pytest.raises(typer.BadParameter, match=f"to {option.max:,}, got"):
                 option.parser(str(option.max + 1))
+
+
+def test_every_number_option_takes_a_number_written_as_one():
+    """As the integers: typer took '--time-limit 1_0' as 10 s and 'infinity' as inf."""
+    import inspect
+    import typing
+
+    import typer
+
+    found = 0
+    for command in _commands(app):
+        hints = typing.get_type_hints(inspect.unwrap(command.callback), include_extras=True)
+        for name, hint in hints.items():
+            base, *extras = typing.get_args(hint) if typing.get_origin(hint) is typing.Annotated else (None,)
+            if base in (float, typing.Optional[float]):
+                option = extras[0]
+                assert option.parser is not None, (command.callback.__name__, name)
+                for bad in ("1_0", " 5", "5 ", "infinity", "nan", "0x1", "1e", ".", "", "\u0665"):
+                    with pytest.raises(typer.BadParameter, match="expected a number, got"):
+                        option.parser(bad)
+                for good, value in (("2", 2.0), ("0.5", 0.5), (".5", 0.5), ("5.", 5.0), ("1e-3", 0.001), ("-1", -1.0),
+                                    ("inf", float("inf")), ("INF", float("inf"))):
+                    assert option.parser(good) == value, (name, good)
+                found += 1
+    assert found >= 6
 
 
 def test_an_integer_spelled_otherwise_is_refused_by_the_command(tmp_path):
