@@ -54,10 +54,12 @@ def cli_errors(func: Callable) -> Callable:
             say(f"error: {clipped(str(err), MESSAGE_MOST)}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except BrokenPipeError:  # the reader left (``| head``): it has what it wanted
-            _quiet_stdout()
+            quiet_stdout()
             raise typer.Exit(1) from None
         except OSError as err:  # a path that cannot be read or written
             where = f" {clipped(str(err.filename), 120)}:" if err.filename else ""
+            if err.filename == "stdout":  # (cli.main names it): what it holds is dropped, not tried again at exit
+                quiet_stdout()
             say(f"error:{where} {err.strerror or err}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except KeyboardInterrupt:  # Ctrl-C where the command keeps nothing
@@ -82,7 +84,7 @@ def say(line: str) -> None:
         pass
 
 
-def _quiet_stdout() -> None:
+def quiet_stdout() -> None:
     """Point stdout at /dev/null, so that the interpreter's last flush of a closed pipe is silent
     (Python's documented way out of a broken pipe)."""
     try:

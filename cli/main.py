@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sys
@@ -40,6 +41,34 @@ def _closed_streams(argv: list[str]) -> None:
         sys.stdout = open(os.devnull, "w", encoding="utf-8")
 
 
+class _NamedStdout(io.FileIO):
+    """Descriptor 1, whose write errors name it (``error: stdout: No space left on device`` for
+    ``> /dev/full``): an error without a name could as well have been a file's."""
+
+    def write(self, data):
+        try:
+            return super().write(data)
+        except OSError as err:  # (EPIPE makes a BrokenPipeError still)
+            raise OSError(err.errno, err.strerror, "stdout") from None
+
+
+def _naming_stdout() -> None:
+    """The process's stdout written through ``_NamedStdout`` (a test's captured one is left)."""
+    stream = sys.stdout
+    if stream is None or stream is not sys.__stdout__:
+        return
+    try:
+        fd = stream.fileno()
+        stream.flush()
+    except (OSError, ValueError, AttributeError):
+        return
+    raw = _NamedStdout(fd, "w", closefd=False)
+    unbuffered = isinstance(getattr(stream, "buffer", None), io.RawIOBase)  # (python -u, PYTHONUNBUFFERED)
+    sys.stdout = io.TextIOWrapper(raw if unbuffered else io.BufferedWriter(raw), encoding=stream.encoding,
+                                  errors=stream.errors, line_buffering=stream.line_buffering,
+                                  write_through=getattr(stream, "write_through", False))
+
+
 class OneLineErrors(FlagsGroup):
     """The command group, whose usage errors (an unknown option, a value of the wrong type, a
     missing argument) are one ``error:`` line on stderr and exit code 2, as the commands' own
@@ -50,6 +79,7 @@ class OneLineErrors(FlagsGroup):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         common.interrupt_said = False
         _closed_streams(list(sys.argv[1:] if args is None else args))
+        _naming_stdout()
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click_errors.NoArgsIsHelpError:
@@ -64,6 +94,13 @@ class OneLineErrors(FlagsGroup):
         except typer.Abort:
             common.say("Aborted!")
             sys.exit(1)
+        except BrokenPipeError:  # the help or the version to a reader that left (``| head``)
+            common.quiet_stdout()
+            sys.exit(1)
+        except OSError as err:  # ... or that could not be written (``--help > /dev/full``)
+            common.quiet_stdout()
+            common.say(f"error: {err.filename or 'stdout'}: {err.strerror or err}")
+            sys.exit(EXIT_BAD_INPUT)
         # a command's return value, or the code of the typer.Exit it raised
         if code == EXIT_INTERRUPTED and not common.interrupt_said:
             # a Ctrl-C before the command ran (typer reads it as exit 130, silently)

@@ -820,6 +820,25 @@ def test_an_empty_path_and_a_closed_pipe(tmp_path):
     assert proc.wait(timeout=120) == 1 and err == "", err  # no "Broken pipe" error, no traceback
 
 
+@pytest.mark.parametrize("args", [["show", "LEVEL"], ["solve", "LEVEL", "--json"], ["ten", "wins", "--help"],
+                                  ["--version"]])
+def test_stdout_that_cannot_be_written_is_named(tmp_path, args):
+    """A full disk (/dev/full) or a stdout open for reading: one line naming stdout, exit 2, no
+    traceback (it said 'error: No space left on device' as if of a file; '--help' was a traceback;
+    the interpreter's last flush a second error)."""
+    import subprocess
+    import sys
+
+    level = write(tmp_path, "level.json", level_data())
+    argv = [level if a == "LEVEL" else a for a in args]
+    script = f"import sys; from cli.main import main; sys.argv = ['tenfold', *{argv!r}]; main()"
+    for target, why in (("/dev/full", "No space left on device"), (os.devnull, "Bad file descriptor")):
+        with open(target, "w" if target == "/dev/full" else "r") as out:
+            proc = subprocess.run([sys.executable, "-c", script], stdout=out, stderr=subprocess.PIPE, text=True,
+                                  cwd=Path(__file__).parents[1], timeout=300)
+        assert proc.returncode == 2 and proc.stderr == f"error: stdout: {why}\n", (target, proc.stderr)
+
+
 def test_progress_is_silent_off_a_terminal():
     """A pipe or a log gets no progress label (typer's bar prints its label even there)."""
     result = runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--trays", "3"])
