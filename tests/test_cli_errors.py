@@ -708,17 +708,18 @@ def test_every_command_summary_is_one_line():
         assert "\n" not in summary.strip(), command.callback.__name__
 
 
-def _integer_options():
-    """(command, parameter, its typer option) for every option of every command that takes an
-    integer."""
+def _options_taking(kind: type):
+    """(command, parameter, its typer option) for every option of every command that takes a
+    ``kind`` (or nothing: an optional one)."""
     import inspect
     import typing
 
     for command in _commands(app):
         hints = typing.get_type_hints(inspect.unwrap(command.callback), include_extras=True)
         for name, hint in hints.items():
-            if typing.get_origin(hint) is typing.Annotated and typing.get_args(hint)[0] in (int, typing.Optional[int]):
-                yield command.callback.__name__, name, typing.get_args(hint)[1]
+            base, *extras = typing.get_args(hint) if typing.get_origin(hint) is typing.Annotated else (None,)
+            if base in (kind, typing.Optional[kind]):
+                yield command.callback.__name__, name, extras[0]
 
 
 def test_every_integer_option_takes_an_integer_spelled_as_one_within_its_range():
@@ -726,7 +727,7 @@ def test_every_integer_option_takes_an_integer_spelled_as_one_within_its_range()
     10 and ' 2' as 2; and typer leaves a parser's value out of its range check."""
     import typer
 
-    options = list(_integer_options())
+    options = list(_options_taking(int))
     assert len(options) >= 19
     for command, name, option in options:
         assert option.parser is not None, (command, name)
@@ -746,27 +747,18 @@ def test_every_integer_option_takes_an_integer_spelled_as_one_within_its_range()
 
 def test_every_number_option_takes_a_number_written_as_one():
     """As the integers: typer took '--time-limit 1_0' as 10 s and 'infinity' as inf."""
-    import inspect
-    import typing
-
     import typer
 
-    found = 0
-    for command in _commands(app):
-        hints = typing.get_type_hints(inspect.unwrap(command.callback), include_extras=True)
-        for name, hint in hints.items():
-            base, *extras = typing.get_args(hint) if typing.get_origin(hint) is typing.Annotated else (None,)
-            if base in (float, typing.Optional[float]):
-                option = extras[0]
-                assert option.parser is not None, (command.callback.__name__, name)
-                for bad in ("1_0", " 5", "5 ", "infinity", "nan", "0x1", "1e", ".", "", "\u0665"):
-                    with pytest.raises(typer.BadParameter, match="expected a number, got"):
-                        option.parser(bad)
-                for good, value in (("2", 2.0), ("0.5", 0.5), (".5", 0.5), ("5.", 5.0), ("1e-3", 0.001), ("-1", -1.0),
-                                    ("inf", float("inf")), ("INF", float("inf"))):
-                    assert option.parser(good) == value, (name, good)
-                found += 1
-    assert found >= 6
+    options = list(_options_taking(float))
+    assert len(options) >= 6
+    for command, name, option in options:
+        assert option.parser is not None, (command, name)
+        for bad in ("1_0", " 5", "5 ", "infinity", "nan", "0x1", "1e", ".", "", "\u0665"):
+            with pytest.raises(typer.BadParameter, match="expected a number, got"):
+                option.parser(bad)
+        for good, value in (("2", 2.0), ("0.5", 0.5), (".5", 0.5), ("5.", 5.0), ("1e-3", 0.001), ("-1", -1.0),
+                            ("inf", float("inf")), ("INF", float("inf"))):
+            assert option.parser(good) == value, (command, name, good)
 
 
 def test_an_integer_spelled_otherwise_is_refused_by_the_command(tmp_path):
