@@ -350,6 +350,10 @@ def parse_level(data: Any, where: str = "level") -> Level:
     if mode.players > 1:  # (Battle Matrix: clears drop tiles on the other board, which a level has not)
         raise FormatError(f"{where}: field mode: {mode.name} is a mode of {mode.players} boards; a level is one "
                           "board (the same game without the opponent is the variant's default mode)")
+    if mode.target is not None:  # (Sprint to 5,000: the game ends at the placement that reaches it)
+        raise FormatError(f"{where}: field mode: {mode.name} ends the game at the placement that reaches "
+                          f"{mode.target:,} points, which a level's goals and limit say instead (the variant's "
+                          f"default mode with the goal {{\"score\": {mode.target}}})")
     if problem := mode.stones_problem(board.stones.bit_count()):
         raise FormatError(f"{where}: field board: {problem}")
     try:

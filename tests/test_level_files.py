@@ -242,6 +242,18 @@ def test_a_mode_of_two_boards_is_refused_for_a_level():
     assert parse_level({**data, "mode": "classic"}).mode == "classic"
 
 
+def test_a_level_refuses_a_mode_that_ends_at_a_target_score():
+    """Sudoku's Sprint to 5,000 ends the game at the placement that reaches 5,000, as play ends
+    it; solve and verify played such a level on past it (an acceptance audit: best 7,770 on a
+    level whose line reached 7,720 at its fifth placement and placed a sixth). A level says
+    where it ends with its goals and limit: refused, as the Battle Matrix is."""
+    data = {**copy.deepcopy(LEVEL), "variant": "sudoku", "mode": "sprint"}
+    data.pop("best")
+    with pytest.raises(FormatError, match=r'field mode: sprint ends the game at the placement that reaches 5,000 '
+                                          r'points.*\{"score": 5000\}'):
+        parse_level(data)
+
+
 def test_sultan_mode_needs_exactly_four_stones():
     data = {**copy.deepcopy(LEVEL), "variant": "arabic", "mode": "sultan", "goals": [{"score": 1}]}
     with pytest.raises(FormatError, match="stones"):
