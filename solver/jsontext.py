@@ -146,7 +146,7 @@ def load_json(text: str, what: str) -> Any:
     if found is not None:
         where, bad = found
         if isinstance(bad, _NotANumber):
-            why = ("not a number JSON has" if bad.text in ("NaN", "Infinity", "-Infinity") else
+            why = ("not valid JSON (JSON has no NaN or Infinity)" if bad.text in ("NaN", "Infinity", "-Infinity") else
                    "too large a number (it reads as infinity)")
             raise FormatError(f"{what}: {where}: {bad.text} is {why}")
         kind = "a lone surrogate" if "\ud800" <= bad <= "\udfff" else "a control character"
