@@ -286,7 +286,8 @@ def test_play_deals_file_errors(tmp_path):
     ('{"format": "tenfold.level/1", "id": "a\\fb"}', ("field id", "control character", "\\u000c")),
     ('{"format": "tenfold.level/1", "id": "a\\bb"}', ("field id", "control character", "\\u0008")),
     ('{"levels": [{"id": "ok", "grade": "x\\u001b[2J"}]}', ("field levels[0].grade", "control character")),
-    ('{"levels": [{"id": "ok", "difficulty": NaN}]}', ("field levels[0].difficulty", "NaN", "NaN is not valid JSON (JSON has no NaN or Infinity)")),
+    ('{"levels": [{"id": "ok", "difficulty": NaN}]}',
+     ("field levels[0].difficulty", "NaN is not valid JSON (JSON has no NaN or Infinity)")),
     ('{"format": "tenfold.level/1", "x": [1, -Infinity]}', ("field x[1]", "-Infinity", "-Infinity is not valid JSON")),
     ('{"format": "tenfold.level/1", "difficulty": 1e400}', ("field difficulty", "1e400", "too large")),
 ])
