@@ -54,15 +54,17 @@ def _hand_text(position: TenPosition) -> str:
 
 
 def _load(path: str) -> TenPosition:
+    """The position a file holds, a game not yet over."""
     name = source_name(path)
-    return parse_position(read_json_arg(path, name), name)
+    position = parse_position(read_json_arg(path, name), name)
+    check_not_over(position, name)
+    return position
 
 
 @cli_errors
 def wins(position_file: PositionArg, json_out: JsonOpt = False) -> None:
     """Every move that wins at once for the side to move, and every threat of each player."""
     position = _load(position_file)
-    check_not_over(position)
     if json_out:
         emit_json(lines_to_json(position))
         return
@@ -71,7 +73,7 @@ def wins(position_file: PositionArg, json_out: JsonOpt = False) -> None:
     found = winning_moves(position)
     typer.echo(f"{mover} to move: {len(found)} winning move(s)")
     for w in found:
-        src = f" from {w.origin}" if w.origin else ""
+        src = f" from ({w.origin[0]},{w.origin[1]})" if w.origin else ""
         runs = "; ".join(" ".join(f"({x},{y})" for x, y in run) for run in w.runs)
         typer.echo(f"  {w.value} on ({w.x},{w.y}){src} completes {runs}")
     for colour, moves in threats(position).items():
@@ -148,8 +150,9 @@ def play(
         typer.echo(_hand_text(position) + "\n", err=json_out)
 
     game = play_game(seed, variant, depth, time_limit, max_plies, on_move=show)
+    made = len(game.moves)
     outcome = (f"{colour_name(game.winner)} wins" if game.winner is not None
-               else "draw by threefold repetition" if game.drawn else f"no result after {len(game.moves)} moves")
+               else "draw by threefold repetition" if game.drawn else f"no result after {made} move{'s' * (made != 1)}")
     if json_out:
         emit_json({"seed": seed, "variant": variant, "result": outcome,
                    "outcome": "win" if game.winner is not None else "draw" if game.drawn else "unfinished",

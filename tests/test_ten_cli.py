@@ -58,6 +58,14 @@ def test_solve_hidden_reports_a_probability(tmp_path):
     (lambda d: d["tiles"][3].update(value=4), "tiles[3].value: expected a tile value 1, 2 or 3, got 4"),
     (lambda d: d["tiles"][3].update(value=3.0), "tiles[3].value: expected a tile value 1, 2 or 3, got 3.0"),
     (lambda d: d.pop("rows"), "rows: missing"),
+    # (blind acceptance audit: the open variant passed stacks over, and the game over named no file)
+    (lambda d: d.update(stacks={"white": {"1": 1, "2": 0, "3": 0}, "black": {"1": 0, "2": 0, "3": 0}}),
+     "position.json: field stacks: only the hidden variant has stacks"),
+    (lambda d: d.update(variant="hidden",
+                        stacks={"white": {"1": 1, "2": 0, "3": 0}, "black": {"1": 0, "2": 0, "3": 0}}),
+     "position.json: field rows: only the open variant has rows"),
+    (lambda d: d["tiles"].append({"x": 0, "y": 0, "colour": "white", "value": 3}),
+     "position.json: field tiles: the game is over: white already has a run of 10"),
 ])
 def test_malformed_position_one_line_exit_two(tmp_path, change, message):
     data = copy.deepcopy(RULEBOOK_EXAMPLE)
@@ -68,6 +76,20 @@ def test_malformed_position_one_line_exit_two(tmp_path, change, message):
         err = result.stderr if hasattr(result, "stderr") and result.stderr is not None else result.output
         lines = err.strip().splitlines()
         assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.output
+
+
+def test_the_text_writes_every_cell_alike_and_counts_one_move_as_one(tmp_path):
+    """A lift's cell is written as every other cell, (x,y) (it was '(1, 1)'), and a game of one
+    move has 'no result after 1 move' (an acceptance audit's notes)."""
+    row = [{"x": x, "y": 0, "colour": "white", "value": 3} for x in range(3)]
+    lift = {"tiles": [*row, {"x": 1, "y": 1, "colour": "white", "value": 1}, {"x": 0, "y": -1, "colour": "black",
+                                                                            "value": 2}],
+            "to_move": "white", "variant": "open", "rows": {"white": [], "black": []}}
+    wins = runner.invoke(app, ["ten", "wins", write(tmp_path, lift)])
+    assert wins.exit_code == 0, wins.output
+    assert "  1 on (3,0) from (1,1) completes (0,0) (1,0) (2,0) (3,0)" in wins.stdout.splitlines()
+    one = runner.invoke(app, ["ten", "play", "--seed", "1", "--max-plies", "1", "--json"])
+    assert one.exit_code == 0 and json.loads(one.stdout)["result"] == "no result after 1 move"
 
 
 def test_not_json_and_missing_file(tmp_path):

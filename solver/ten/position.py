@@ -233,9 +233,13 @@ def _parse_position(data: dict[str, Any]) -> TenPosition:
         rows = _parse_rows(data["rows"])
         if data.get("drawn") is not None:
             raise FormatError("drawn: only the hidden variant draws tiles")
+        if "stacks" in data:  # (a tool would read one of the two hands and pass the other over)
+            raise FormatError("stacks: only the hidden variant has stacks; the open variant's tiles are its rows")
     else:
         if "stacks" not in data:
             raise FormatError("stacks: missing (the hidden variant needs each player's stack)")
+        if "rows" in data:
+            raise FormatError("rows: only the open variant has rows; the hidden variant's tiles are its stacks")
         stacks = _parse_stacks(data["stacks"])
         if data.get("drawn") is not None:
             drawn = _tile_value(data["drawn"], "drawn")

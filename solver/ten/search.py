@@ -74,10 +74,13 @@ class SolveResult:
         return data
 
 
-def check_not_over(position: TenPosition) -> None:
+def check_not_over(position: TenPosition, where: str = "") -> None:
+    """A ``RulesError`` where a player already has a run of 10 (``where``: the file, as a
+    position's other errors name it)."""
     winner = position_winner(position)
     if winner is not None:
-        raise RulesError(f"the game is over: {colour_name(winner)} already has a run of 10")
+        raise RulesError(f"{where + ': ' if where else ''}field tiles: the game is over: {colour_name(winner)} "
+                         "already has a run of 10")
 
 
 class OpenSearch:
