@@ -95,6 +95,7 @@ def quiet_stdout() -> None:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_DIGITS_MOST = 100  # an option's integer (none of whose ranges comes near)
 _NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?inf", re.IGNORECASE)
 
 
@@ -108,10 +109,13 @@ def int_option(*decls: str, help: str, min: int | None = None, max: int | None =
         text = str(value)
         if not _INTEGER.fullmatch(text):
             raise typer.BadParameter(f"expected an integer, got {clipped(repr(text), 80)}")
-        number = int(text)
+        expected = (f"{min:,} to {max:,}" if min is not None and max is not None else f"{min:,} or more"
+                    if min is not None else f"{max:,} or less" if max is not None else "an integer")
+        significant = text.lstrip("+-").lstrip("0") or "0"
+        if len(significant) > _DIGITS_MOST:  # (past Python's limit for int(), 4,300 digits, its own message)
+            raise typer.BadParameter(f"expected {expected}, got an integer of {len(significant):,} digits")
+        number = int(significant) * (-1 if text.startswith("-") else 1)
         if (min is not None and number < min) or (max is not None and number > max):
-            expected = f"{min:,} to {max:,}" if min is not None and max is not None else (
-                f"{min:,} or more" if min is not None else f"{max:,} or less")
             raise typer.BadParameter(f"expected {expected}, got {number}")
         return number
     return typer.Option(*decls, help=help, parser=parse, min=min, max=max)

@@ -69,6 +69,16 @@ def _naming_stdout() -> None:
                                   write_through=getattr(stream, "write_through", False))
 
 
+def _usage_message(err: click_errors.UsageError) -> str:
+    """A usage error's message; an option's bad value as the commands' own checks say theirs,
+    ``--seed: expected 0 or more, got -1`` (click's ``Invalid value for '--seed': ...``)."""
+    param = getattr(err, "param", None)
+    if isinstance(err, click_errors.BadParameter) and getattr(param, "param_type_name", "") == "option" \
+            and err.param_hint is None and param.opts:
+        return f"{max(param.opts, key=len)}: {err.message}"
+    return err.format_message()
+
+
 class OneLineErrors(FlagsGroup):
     """The command group, whose usage errors (an unknown option, a value of the wrong type, a
     missing argument) are one ``error:`` line on stderr and exit code 2, as the commands' own
@@ -86,7 +96,7 @@ class OneLineErrors(FlagsGroup):
             sys.exit(2)  # typer has printed the help
         except click_errors.UsageError as err:
             where = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
-            common.say(f"error: {clipped(err.format_message(), MESSAGE_MOST)}{where}")
+            common.say(f"error: {clipped(_usage_message(err), MESSAGE_MOST)}{where}")
             sys.exit(err.exit_code)
         except click_errors.ClickException as err:
             common.say(f"error: {clipped(err.format_message(), MESSAGE_MOST)}")

@@ -85,7 +85,7 @@ def solve_level_cpsat(level: Level, time_limit: float = 30.0, hint: list[Move] |
         if not replay.ok or replay.score != best:
             raise RulesError(
                 f"CP-SAT campaign model disagrees with the rules engine on level {level.id!r}: "
-                f"model score {best}, replay {'score ' + str(replay.score) if replay.ok else replay.problem}"
+                f"model score {best}, replay {'score ' + str(replay.score) if replay.ok else replay.named('line')}"
             )
     proven = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not leaves_out
     if proven:

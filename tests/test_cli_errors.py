@@ -624,8 +624,8 @@ def test_an_empty_mode_is_not_the_default_mode(tmp_path):
 
 
 @pytest.mark.parametrize("args, needles", [
-    (["tray", "--streak", "abc"], ["'--streak'", "integer", "tenfold tray --help"]),
-    (["play", "--trays", "0"], ["'--trays'", "expected 1 or more, got 0", "tenfold play --help"]),
+    (["tray", "--streak", "abc"], ["error: --streak: expected an integer, got 'abc'", "tenfold tray --help"]),
+    (["play", "--trays", "0"], ["error: --trays: expected 1 or more, got 0", "tenfold play --help"]),
     (["solve"], ["Missing argument", "tenfold solve --help"]),
     (["solve", "--bogus", "x"], ["No such option: --bogus", "tenfold solve --help"]),
     (["nosuch"], ["No such command 'nosuch'", "tenfold --help"]),
@@ -737,6 +737,9 @@ def test_every_integer_option_takes_an_integer_spelled_as_one_within_its_range()
                 option.parser(bad)
         low = 0 if option.min is None else option.min
         assert option.parser(str(low)) == low and option.parser(f"+{low}") == low, (command, name)
+        assert option.parser("0" * 5000 + str(low)) == low  # (leading zeros are no digits of its size)
+        with pytest.raises(typer.BadParameter, match="got an integer of 101 digits"):
+            option.parser("1" * 101)
         if option.min is not None:
             with pytest.raises(typer.BadParameter, match=f"expected {option.min:,} (to|or more)"):
                 option.parser(str(option.min - 1))
@@ -768,7 +771,10 @@ def test_an_integer_spelled_otherwise_is_refused_by_the_command(tmp_path):
         generate = runner.invoke(app, ["generate", "halloween", "--count", value, "--seed", "1", "--out", str(out)])
         assert_bad_input(generate, "--count", f"expected an integer, got '{value}'")
     assert not out.exists()
-    assert_bad_input(runner.invoke(app, ["serve", "--port", "70000"]), "--port", "expected 0 to 65,535, got 70000")
+    assert_bad_input(runner.invoke(app, ["serve", "--port", "70000"]), "error: --port: expected 0 to 65,535, got 70000")
+    # past Python's own limit for int() (4,300 digits), whose message named sys.set_int_max_str_digits
+    assert_bad_input(runner.invoke(app, ["serve", "--port", "1" + "0" * 5000]),
+                     "error: --port: expected 0 to 65,535, got an integer of 5,001 digits")
     assert_bad_input(runner.invoke(app, ["ten", "play", "--seed", "1", "--depth", "13"]), "--depth", "1 to 12, got 13")
 
 

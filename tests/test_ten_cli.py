@@ -60,10 +60,11 @@ def test_solve_hidden_reports_a_probability(tmp_path):
     (lambda d: d.pop("rows"), "rows: missing"),
     # (blind acceptance audit: the open variant passed stacks over, and the game over named no file)
     (lambda d: d.update(stacks={"white": {"1": 1, "2": 0, "3": 0}, "black": {"1": 0, "2": 0, "3": 0}}),
-     "position.json: field stacks: only the hidden variant has stacks"),
+     "position.json: field stacks: a position holds the hands as rows (the open variant) or as stacks (hidden), "
+     "not both"),
     (lambda d: d.update(variant="hidden",
                         stacks={"white": {"1": 1, "2": 0, "3": 0}, "black": {"1": 0, "2": 0, "3": 0}}),
-     "position.json: field rows: only the open variant has rows"),
+     "position.json: field rows: a position holds the hands as rows"),
     (lambda d: d["tiles"].append({"x": 0, "y": 0, "colour": "white", "value": 3}),
      "position.json: field tiles: the game is over: white already has a run of 10"),
 ])
@@ -90,6 +91,18 @@ def test_the_text_writes_every_cell_alike_and_counts_one_move_as_one(tmp_path):
     assert "  1 on (3,0) from (1,1) completes (0,0) (1,0) (2,0) (3,0)" in wins.stdout.splitlines()
     one = runner.invoke(app, ["ten", "play", "--seed", "1", "--max-plies", "1", "--json"])
     assert one.exit_code == 0 and json.loads(one.stdout)["result"] == "no result after 1 move"
+
+
+def test_a_hand_of_null_is_no_hand():
+    """null stands for a field left out, for the other variant's hand as for drawn."""
+    for hidden in (False, True):
+        data = copy.deepcopy(RULEBOOK_EXAMPLE)
+        if hidden:
+            data.update(variant="hidden", stacks={"white": {"1": 1}, "black": {"2": 1}}, rows=None)
+        else:
+            data.update(stacks=None, drawn=None)
+        result = runner.invoke(app, ["ten", "wins", "-"], input=json.dumps(data))
+        assert result.exit_code == 0, result.output
 
 
 def test_not_json_and_missing_file(tmp_path):

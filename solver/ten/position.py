@@ -23,6 +23,7 @@ VARIANTS = ("open", "hidden")
 
 _KNOWN_FIELDS = {"format", "tiles", "to_move", "variant", "rows", "stacks", "drawn"}
 _EDGE_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_ONE_HAND = "a position holds the hands as rows (the open variant) or as stacks (hidden), not both"
 
 
 def colour_name(colour: Colour) -> str:
@@ -233,13 +234,13 @@ def _parse_position(data: dict[str, Any]) -> TenPosition:
         rows = _parse_rows(data["rows"])
         if data.get("drawn") is not None:
             raise FormatError("drawn: only the hidden variant draws tiles")
-        if "stacks" in data:  # (a tool would read one of the two hands and pass the other over)
-            raise FormatError("stacks: only the hidden variant has stacks; the open variant's tiles are its rows")
+        if data.get("stacks") is not None:  # (a tool would read one of the two hands, the other passed over)
+            raise FormatError(f"stacks: {_ONE_HAND}")
     else:
         if "stacks" not in data:
             raise FormatError("stacks: missing (the hidden variant needs each player's stack)")
-        if "rows" in data:
-            raise FormatError("rows: only the open variant has rows; the hidden variant's tiles are its stacks")
+        if data.get("rows") is not None:
+            raise FormatError(f"rows: {_ONE_HAND}")
         stacks = _parse_stacks(data["stacks"])
         if data.get("drawn") is not None:
             drawn = _tile_value(data["drawn"], "drawn")
