@@ -64,8 +64,11 @@ def _naming_stdout() -> None:
         return
     raw = _NamedStdout(fd, "w", closefd=False)
     unbuffered = isinstance(getattr(stream, "buffer", None), io.RawIOBase)  # (python -u, PYTHONUNBUFFERED)
+    # a character its encoding lacks (a latin-1 terminal: show's stars, the boards' frames) is a ?, as
+    # nothing else can show it: it was a traceback (--json is ASCII, with escapes, and loses nothing)
+    errors = "replace" if stream.errors == "strict" else stream.errors
     sys.stdout = io.TextIOWrapper(raw if unbuffered else io.BufferedWriter(raw), encoding=stream.encoding,
-                                  errors=stream.errors, line_buffering=stream.line_buffering,
+                                  errors=errors, line_buffering=stream.line_buffering,
                                   write_through=getattr(stream, "write_through", False))
 
 

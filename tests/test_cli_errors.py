@@ -838,6 +838,20 @@ def test_stdout_that_cannot_be_written_is_named(tmp_path, args):
         assert proc.returncode == 2 and proc.stderr == f"error: stdout: {why}\n", (target, proc.stderr)
 
 
+def test_a_stdout_whose_encoding_lacks_a_character_shows_a_question_mark():
+    """A latin-1 terminal (PYTHONIOENCODING=latin-1): show's stars were a traceback (a review)."""
+    import subprocess
+    import sys
+
+    shipped = Path(__file__).parents[1] / "levels" / "halloween-2026.json"
+    script = f"import sys; from cli.main import main; sys.argv = ['tenfold', 'show', {str(shipped)!r}, " \
+             "'--level', 'halloween-001']; main()"
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=Path(__file__).parents[1],
+                          env={**os.environ, "PYTHONIOENCODING": "latin-1"}, timeout=300)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert b"stars: ? " in proc.stdout and b"?? " in proc.stdout
+
+
 def test_progress_is_silent_off_a_terminal():
     """A pipe or a log gets no progress label (typer's bar prints its label even there)."""
     result = runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--trays", "3"])
