@@ -63,6 +63,17 @@ def take_stops_as_ctrl_c() -> None:
             signal.signal(stop, as_ctrl_c)
 
 
+def keep_ctrl_c_ignored() -> None:
+    """A Ctrl-C ignored as the program started stays ignored, as Python leaves it: a script's
+    background job (``tenfold ... &``, which the shell starts so, that the terminal's Ctrl-C
+    stops the script alone). SIGINT is blocked, never delivered, while the command sets its
+    handler as ever: SIGTERM and SIGHUP still reach it (``as_ctrl_c``), so they stop the command
+    as Ctrl-C would (the handler alone taking them would need every place that sets one to
+    know). The workers forked inherit the block, and ignore Ctrl-C anyway."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
 def counting_from_start(started: bool) -> None:
     """Whether the command now running counts its time limits from the program's start
     (``_LOADED``: Python's start up and the modules' loading included), as the console script
@@ -74,6 +85,7 @@ def counting_from_start(started: bool) -> None:
 
 def main() -> None:
     counting_from_start(True)
+    keep_ctrl_c_ignored()
     signal.signal(signal.SIGINT, _while_loading)
     take_stops_as_ctrl_c()  # (while the modules load too)
     try:

@@ -166,6 +166,7 @@ serve_cmd.register(app)
 def main() -> None:
     # Ctrl-C as a KeyboardInterrupt, never raised inside a compiled kernel (watch.interrupt);
     # the console script (cli.entry) handles it while these modules load
+    entry.keep_ctrl_c_ignored()  # (python -m cli.main; the console script did it as it started)
     signal.signal(signal.SIGINT, lambda signum, frame: watch.interrupt(frame))
     entry.take_stops_as_ctrl_c()
     app()

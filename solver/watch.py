@@ -62,6 +62,20 @@ def interrupt(frame) -> None:
         _raise_at_next_line(outermost.f_back)
 
 
+def ctrl_c_again() -> None:
+    """A Ctrl-C held back, delivered now to what takes it: by SIGINT itself, but where the
+    console script keeps Ctrl-C ignored (blocked: ``cli.entry.keep_ctrl_c_ignored``, where a
+    held stop came as SIGTERM or SIGHUP), by calling the handler."""
+    if signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, []):
+        signal.raise_signal(signal.SIGINT)
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    if handler == signal.SIG_DFL:
+        raise KeyboardInterrupt
+    if callable(handler):
+        handler(signal.SIGINT, sys._getframe(1))
+
+
 def compiled_done() -> None:
     """After a compiled search returns (``in_compiled`` counted down): a Ctrl-C it held back."""
     global interrupt_pending

@@ -137,7 +137,7 @@ def _ctrl_c_held() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous)
         if pressed:
-            signal.raise_signal(signal.SIGINT)
+            watch.ctrl_c_again()
 
 
 def _tell(conn: Connection, message: Any) -> bool:

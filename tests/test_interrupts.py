@@ -262,6 +262,39 @@ def test_a_hangup_ignored_from_the_start_stays_ignored():
     assert proc.returncode == 130 and err == "interrupted\n", err
 
 
+def test_ctrl_c_ignored_from_the_start_stays_ignored_and_sigterm_still_stops():
+    """A script's background job (``tenfold ... &``) starts with Ctrl-C ignored, so that the
+    terminal's Ctrl-C stops the script alone: it stays ignored, as Python leaves it (the command
+    took it, and stopped); SIGTERM still stops the command as Ctrl-C would (a first attempt at
+    this left SIGTERM killing it outright, 143)."""
+    tenfold = str(Path(sys.executable).with_name("tenfold"))
+    proc = subprocess.Popen([tenfold, "play", "--rules", "halloween", "--seed", "21", "--policy", "expert",
+                             "--trays", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.monotonic() + 120
+    while cpu_seconds(proc.pid) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(1)
+    assert proc.poll() is None  # still playing
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "interrupted\n", err
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_a_held_ctrl_c_is_delivered_to_the_handler_blocked_or_not(blocked):
+    """``watch.ctrl_c_again`` (the worker pool's Ctrl-C held while it forks): by SIGINT, or by
+    calling the handler where the console script keeps SIGINT blocked (it came as SIGTERM)."""
+    code = ("import signal; from solver import watch; "
+            f"{'signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}); ' if blocked else ''}"
+            "signal.signal(signal.SIGINT, lambda s, f: print('taken', s == signal.SIGINT)); "
+            "watch.ctrl_c_again(); print('after')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and done.stdout == "taken True\nafter\n", done
+
+
 def test_sigterm_once_the_command_is_done_ends_the_process():
     """After the command (the console script sets Ctrl-C to be ignored as the interpreter shuts
     down), SIGTERM ends the process as by default (a review: it followed Ctrl-C and was ignored)."""
