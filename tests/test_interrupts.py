@@ -244,40 +244,25 @@ def test_a_stop_sent_to_every_process_of_generate_with_workers_is_an_interrupt(t
     assert not out.exists() and len(partial.read_text().splitlines()) >= 3
 
 
-def test_a_hangup_ignored_from_the_start_stays_ignored():
+@pytest.mark.parametrize("ignored, stop", [(signal.SIGHUP, signal.SIGINT), (signal.SIGINT, signal.SIGTERM)])
+def test_a_signal_ignored_from_the_start_stays_ignored(ignored, stop):
     """``nohup tenfold ...``: SIGHUP ignored when the command starts stays ignored (a review: the
-    command was interrupted when its terminal closed, as if without nohup); Ctrl-C still stops it."""
-    tenfold = str(Path(sys.executable).with_name("tenfold"))
-    proc = subprocess.Popen([tenfold, "play", "--rules", "halloween", "--seed", "21", "--policy", "expert",
-                             "--trays", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
-    deadline = time.monotonic() + 120
-    while cpu_seconds(proc.pid) < 3 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGHUP)
-    time.sleep(1)
-    assert proc.poll() is None  # still playing
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err == "interrupted\n", err
-
-
-def test_ctrl_c_ignored_from_the_start_stays_ignored_and_sigterm_still_stops():
-    """A script's background job (``tenfold ... &``) starts with Ctrl-C ignored, so that the
+    command was interrupted when its terminal closed, as if without nohup); Ctrl-C still stops it.
+    A script's background job (``tenfold ... &``) starts with Ctrl-C ignored, so that the
     terminal's Ctrl-C stops the script alone: it stays ignored, as Python leaves it (the command
     took it, and stopped); SIGTERM still stops the command as Ctrl-C would (a first attempt at
     this left SIGTERM killing it outright, 143)."""
     tenfold = str(Path(sys.executable).with_name("tenfold"))
     proc = subprocess.Popen([tenfold, "play", "--rules", "halloween", "--seed", "21", "--policy", "expert",
                              "--trays", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+                            preexec_fn=lambda: signal.signal(ignored, signal.SIG_IGN))
     deadline = time.monotonic() + 120
     while cpu_seconds(proc.pid) < 3 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(ignored)
     time.sleep(1)
     assert proc.poll() is None  # still playing
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(stop)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "interrupted\n", err
 
