@@ -12,6 +12,7 @@ _LOADED = time.perf_counter()  # this module's loading: a console script's start
 STARTED: float | None = None  # the command's start while one runs as a program (what a hint's time limit counts from)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (every command's; cli.common reads it here)
 _pressed = False  # Ctrl-C came while the modules loaded
+_blocked = False  # SIGINT blocked by keep_ctrl_c_ignored
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # taken as Ctrl-C (``as_ctrl_c``; serve sets its own SIGTERM)
 
 
@@ -70,8 +71,21 @@ def keep_ctrl_c_ignored() -> None:
     handler as ever: SIGTERM and SIGHUP still reach it (``as_ctrl_c``), so they stop the command
     as Ctrl-C would (the handler alone taking them would need every place that sets one to
     know). The workers forked inherit the block, and ignore Ctrl-C anyway."""
-    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    global _blocked
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN and signal.SIGINT not in signal.pthread_sigmask(
+            signal.SIG_BLOCK, []):
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        _blocked = True
+
+
+def _unblock_ctrl_c() -> None:
+    """Undo ``keep_ctrl_c_ignored`` once SIGINT is ignored again (a Ctrl-C pending is then
+    dropped): a program that ran the command in its process, and what it starts after (exec
+    keeps a blocked mask), would never hear Ctrl-C again."""
+    global _blocked
+    if _blocked:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        _blocked = False
 
 
 def counting_from_start(started: bool) -> None:
@@ -106,4 +120,5 @@ def main() -> None:
         raise
     finally:  # the command is done: a Ctrl-C now, as the interpreter shuts down, would kill the
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # process (status -2) after its work was done
+        _unblock_ctrl_c()
         counting_from_start(False)

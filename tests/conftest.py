@@ -26,7 +26,8 @@ MEMO_DIR = pytest.StashKey[str]()
 
 def pytest_configure(config):
     # the commands the tests start keep Ctrl-C ignored where they inherit it so (a suite run as
-    # a background job: ``make test &``), and the tests that stop them with it would fail
+    # a background job: ``make test &``), and the tests that stop them with it would fail; so the
+    # suite takes Ctrl-C there as in the foreground (the terminal's Ctrl-C stops it too)
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if not os.environ.get("PYTEST_XDIST_WORKER") and ENV not in os.environ:

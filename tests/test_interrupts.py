@@ -267,6 +267,18 @@ def test_a_signal_ignored_from_the_start_stays_ignored(ignored, stop):
     assert proc.returncode == 130 and err == "interrupted\n", err
 
 
+def test_the_console_script_leaves_ctrl_c_unblocked_when_done():
+    """The block that keeps an ignored Ctrl-C ignored ends with the command (a review: it outlived
+    it, so a program that ran the command in its process, and what it started after, never heard
+    Ctrl-C again)."""
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); sys.argv = ['tenfold', '--version']; "
+            "from cli import entry\ntry:\n    entry.main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "[]", done
+
+
 @pytest.mark.parametrize("blocked", [False, True])
 def test_a_held_ctrl_c_is_delivered_to_the_handler_blocked_or_not(blocked):
     """``watch.ctrl_c_again`` (the worker pool's Ctrl-C held while it forks): by SIGINT, or by
