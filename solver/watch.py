@@ -63,12 +63,10 @@ def interrupt(frame) -> None:
 
 
 def ctrl_c_again() -> None:
-    """A Ctrl-C held back, delivered now to what takes it: by SIGINT itself, but where the
-    console script keeps Ctrl-C ignored (blocked: ``cli.entry.keep_ctrl_c_ignored``, where a
-    held stop came as SIGTERM or SIGHUP), by calling the handler."""
-    if signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, []):
-        signal.raise_signal(signal.SIGINT)
-        return
+    """A Ctrl-C held back, delivered now to what takes it, on the main thread, by calling its
+    handler as a SIGINT would (a SIGINT raised again would not come where the console script
+    keeps Ctrl-C ignored: blocked, ``cli.entry.keep_ctrl_c_ignored``, and the stop held came as
+    SIGTERM or SIGHUP)."""
     handler = signal.getsignal(signal.SIGINT)
     if handler == signal.SIG_DFL:
         raise KeyboardInterrupt
