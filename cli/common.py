@@ -130,7 +130,13 @@ def float_option(*decls: str, help: str) -> Any:
         text = str(value)
         if not _NUMBER.fullmatch(text):
             raise typer.BadParameter(f"expected a number, got {clipped(repr(text), 80)}")
-        return float(text)
+        number = float(text)
+        # (a float rounds 1e-400 to 0 and 1e400 to inf: a range check would then quote a number not typed)
+        mantissa = text.lower().partition("e")[0]
+        if (math.isinf(number) and "inf" not in mantissa) or (number == 0 and re.search("[1-9]", mantissa)):
+            raise typer.BadParameter("expected 0, inf, or a number between about 5e-324 and 1.8e308 in size, "
+                                     f"got {clipped(text, 80)}")
+        return number
     return typer.Option(*decls, help=help, parser=parse)
 
 

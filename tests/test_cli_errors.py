@@ -763,6 +763,12 @@ def test_every_number_option_takes_a_number_written_as_one():
         for good, value in (("2", 2.0), ("0.5", 0.5), (".5", 0.5), ("5.", 5.0), ("1e-3", 0.001), ("-1", -1.0),
                             ("inf", float("inf")), ("INF", float("inf"))):
             assert option.parser(good) == value, (command, name, good)
+        # (a float made 1e-400 0 and 1e400 inf, and a range error then quoted "got 0.0")
+        for beyond in ("1e-400", "-0.1e-330", "1e400", "-2e308"):
+            with pytest.raises(typer.BadParameter, match=f"between about 5e-324 and 1.8e308 in size, got {beyond}$"):
+                option.parser(beyond)
+        for edge, value in (("0e999", 0.0), ("-0.0e-400", 0.0), ("5e-324", 5e-324), ("1.7e308", 1.7e308)):
+            assert option.parser(edge) == value, (command, name, edge)
 
 
 def test_an_integer_spelled_otherwise_is_refused_by_the_command(tmp_path):
