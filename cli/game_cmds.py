@@ -152,6 +152,10 @@ def play(
                   "ms_per_tray": round(result.ms_per_tray, 3)}
         if game_mode.target is not None:
             answer["reached"] = result.reached
+        # what replay takes to play the game again: its board and its moves, a flat list (a seeded
+        # supply's trays hold 3 pieces, so a turn every 3 placements is the game's)
+        answer["start"] = start.text()
+        answer["moves"] = [move.to_json() for move in result.moves]
         emit_json(answer)
         return
     typer.echo(draw_board(result.game.board))

@@ -350,9 +350,12 @@ class Game:
             if not self.board.filled & bit:
                 raise RulesError(f"remove at row {move.row}, col {move.col}: the cell is empty")
             self.board = Board(self.board.filled & ~bit, self.board.stones, self.board.pumpkins & ~bit)
-        elif kind == "rotate" and self.tray is None:
-            rotate_cw(get_piece(move.piece), move.turns)  # a free game (a replay) places any piece:
-            # the turn only spends its token, as it does in the level the moves came from
+        elif self.tray is None:  # a free game (a replay) places any piece, so a rotate, reroll, swap or
+            # refresh only spends its token (what it dealt is in the placements that follow)
+            if kind == "rotate":
+                rotate_cw(get_piece(move.piece), move.turns)
+            elif kind == "swap":
+                get_piece(move.piece)
         elif kind == "rotate":
             tray = self._need_tray(kind)
             piece = get_piece(move.piece).id

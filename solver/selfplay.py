@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .board import Board
 from .deals import RandomDeals
 from .engine import Game
+from .moves import Move
 from .policy import Policy
 from .variants import Mode
 
@@ -21,6 +22,7 @@ class PlayResult:
     seconds: float
     game: Game
     reached: bool = False  # the game ended by reaching the mode's target score
+    moves: list[Move] = field(default_factory=list)  # every move played, tokens included, in order
 
     @property
     def ms_per_tray(self) -> float:
@@ -31,6 +33,7 @@ def play_game(game: Game, policy: Policy, max_trays: int, on_tray=None, target: 
     """Play until the game is over, ``max_trays`` trays are fully placed, or the score reaches
     ``target`` (Sprint to 5,000: the game ends at the placement that gets there)."""
     start = time.perf_counter()
+    moves: list[Move] = []
 
     def reached() -> bool:
         return target is not None and game.score >= target
@@ -41,11 +44,13 @@ def play_game(game: Game, policy: Policy, max_trays: int, on_tray=None, target: 
             break
         before = game.turns_completed
         game.apply(move)
+        moves.append(move)
         if on_tray is not None and game.turns_completed != before:
             on_tray(game)
     done = reached()
     over = not done and game.turns_completed < max_trays
-    return PlayResult(game.final_score, game.turns_completed, over, time.perf_counter() - start, game, done)
+    return PlayResult(game.final_score, game.turns_completed, over, time.perf_counter() - start, game, done,
+                      moves)
 
 
 def new_random_game(variant, seed: int, board: Board | None = None, tokens: int = 0) -> Game:

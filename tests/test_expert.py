@@ -216,7 +216,7 @@ def test_cli_play_and_hint_expert():
                               "--policy", "expert", "--time-limit", "0.05", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output.strip().splitlines()[-1])
-    assert data["trays"] == 5 and data["over"] is False and set(data) == {"score", "trays", "over", "ms_per_tray"}
+    assert data["trays"] == 5 and data["over"] is False and set(data) == {"score", "trays", "over", "ms_per_tray", "start", "moves"}
     out = runner.invoke(app, ["hint", "--rules", "arabic", "--tray", "2x2,1x3,T4-n", "--policy", "expert",
                               "--time-limit", "0.3", "--json"])
     assert out.exit_code == 0, out.output
@@ -645,4 +645,5 @@ def test_no_policy_rerolls_more_than_the_reserve_holds(tmp_path, policy):
                                    str(deals), "--policy", policy, *(["--fixed-rounds"] * (policy == "expert")),
                                    "--json"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout) | {"ms_per_tray": 0} == {"score": 300, "trays": 0, "over": True, "ms_per_tray": 0}
+    assert json.loads(out.stdout) | {"ms_per_tray": 0} == {"score": 300, "trays": 0, "over": True, "ms_per_tray": 0,
+                                                               "start": checker, "moves": []}

@@ -23,7 +23,8 @@ from solver.board import parse_board
 from solver.deals import RandomDeals, ScriptedDeals
 from solver.engine import Game
 from solver.expert import ExpertPolicy
-from solver.moves import Placement
+from solver.moves import Placement, TokenUse
+from solver.pieces import placements
 from solver.policy import greedy
 from solver.selfplay import play_game
 from solver.tray import TraySearch
@@ -143,4 +144,103 @@ def test_sprint_ends_at_the_placement_that_reaches_5000(seed):
                                      "--trays", "2", "--json"])
     assert json.loads(short.stdout)["reached"] is False  # stopped at the tray cap before 5,000
     classic_json = CliRunner().invoke(app, ["play", "--rules", "sudoku", "--seed", str(seed), "--trays", "2", "--json"])
-    assert set(json.loads(classic_json.stdout)) == {"score", "trays", "over", "ms_per_tray"}  # no target: no key
+    assert set(json.loads(classic_json.stdout)) == {"score", "trays", "over", "ms_per_tray", "start", "moves"}  # no target: no key
+
+
+def _play_then_replay(args: list[str], tmp_path) -> tuple[dict, list[str]]:
+    """``play ... --json``, then ``replay`` of its ``start`` and ``moves``: the game's score, the
+    token uses the replay counts, and the placements."""
+    out = CliRunner().invoke(app, ["play", *args, "--json"])
+    assert out.exit_code == 0, (args, out.output)
+    answer = json.loads(out.stdout)
+    rules, mode = args[args.index("--rules") + 1], args[args.index("--mode") + 1] if "--mode" in args else None
+    moves = tmp_path / "moves.json"
+    moves.write_text(json.dumps(answer["moves"]))
+    replayed = CliRunner().invoke(app, ["replay", "--rules", rules, *(["--mode", mode] if mode else []),
+                                        "--board", answer["start"], "--moves", str(moves), "--json"])
+    assert replayed.exit_code == 0, (args, replayed.output)
+    variant = find_variant(rules)
+    tokens = [m["token"] for m in answer["moves"] if "token" in m]
+    mode_tokens = variant.modes[mode or variant.default_mode].tokens
+    assert json.loads(replayed.stdout)["score"] + (mode_tokens - len(tokens)) * variant.token_bonus == answer["score"]
+    placements = len(answer["moves"]) - len(tokens)
+    ended_inside = answer["over"] or answer.get("reached", False)  # stuck, or the target, within a tray
+    assert 3 * answer["trays"] <= placements <= 3 * answer["trays"] + (2 if ended_inside else 0), (args, answer)
+    return answer, tokens
+
+
+def test_play_json_moves_replay_to_its_score(tmp_path):
+    """``play --json``'s ``start`` and ``moves`` replay (``tenfold replay``) to the game's score,
+    its tokens' bonus and its trays: seeded games on half-full boards, where the policies spend
+    tokens, and from the modes' own starts (Sultan's seeded stones; Sprint's end at 5,000)."""
+    spent: list[str] = []
+    overs = 0
+    for seed in range(36):
+        name, grid, _, _ = start(seed)
+        answer, tokens = _play_then_replay(["--rules", name, "--seed", str(seed), "--trays", "12",
+                                            "--board", ref.grid_text(grid)], tmp_path)
+        assert answer["start"] == ref.grid_text(grid)
+        spent += tokens
+        overs += answer["over"]
+    for seed in (1, 2):  # fuller Sudoku boards, where greedy swaps when no removal saves the tray
+        answer, tokens = _play_then_replay(["--rules", "sudoku", "--seed", str(seed), "--trays", "12",
+                                            "--board", _full_sudoku_board(seed)], tmp_path)
+        spent += tokens
+    for seed in range(3):
+        answer, tokens = _play_then_replay(["--rules", "arabic", "--mode", "sultan", "--seed", str(seed),
+                                            "--trays", "30"], tmp_path)
+        assert answer["start"].count("S") == 4
+        spent += tokens
+        assert _play_then_replay(["--rules", "sudoku", "--mode", "sprint", "--seed", str(seed)], tmp_path)[0]["reached"]
+    answer, tokens = _play_then_replay(["--rules", "arabic", "--seed", "4", "--trays", "4", "--board",
+                                        ref.grid_text(start(1)[1]), "--policy", "expert", "--fixed-rounds",
+                                        "--time-limit", "0.05"], tmp_path)
+    spent += tokens
+    assert overs >= 5 and {"remove", "rotate", "reroll", "swap"} <= set(spent), (overs, sorted(set(spent)))
+
+
+def _full_sudoku_board(seed: int) -> str:
+    rng = random.Random(f"x{seed}")
+    while True:
+        fill = rng.uniform(0.5, 0.7)
+        grid = [["#" if rng.random() < fill else "." for _ in range(10)] for _ in range(10)]
+        if not any(all(grid[r][c] == "#" for r, c in zone) for _, zone in ref.zones("sudoku")):
+            return ref.grid_text(grid)
+
+
+@pytest.mark.parametrize("name", ["arabic", "sudoku"])
+def test_a_free_replay_spends_each_token_as_the_dealt_game_did(name):
+    """A replay (a free game: any piece, a turn every 3 placements) of a dealt game's moves ends
+    with its score, board, streak and tokens: a rotate, reroll, swap or refresh only spends its
+    token there, what it dealt being in the placements after it. Random legal lines, tokens often."""
+    variant = find_variant(name)
+    kinds = sorted(variant.token_kinds)
+    used = set()
+    for seed in range(100):
+        rng = random.Random(f"free-replay-{name}-{seed}")
+        game = Game.dealt(variant, RandomDeals(variant, seed), None, 3)
+        moves = []
+        for _ in range(40):
+            fits = [Placement(p, s.row, s.col) for p in dict.fromkeys(game.tray or ())
+                    for s in placements(p) if not s.mask & game.board.occupied]
+            if game.tokens and game.tray and (not fits or rng.random() < 0.15):
+                kind = rng.choice(kinds)
+                filled = [c for c in range(100) if game.board.filled >> c & 1]
+                if kind == "remove" and not filled:
+                    continue
+                move = TokenUse(kind, piece=rng.choice(game.tray) if kind in ("rotate", "swap") else None,
+                                turns=rng.randint(1, 3) if kind == "rotate" else None,
+                                **({"row": (c := rng.choice(filled)) // 10, "col": c % 10} if kind == "remove" else {}))
+                used.add(kind)
+            elif fits:
+                move = rng.choice(fits)
+            else:
+                break
+            game.apply(move)
+            moves.append(move)
+        free = Game(variant, tokens=3)
+        for move in moves:
+            free.apply(move)
+        assert (free.score, free.board, free.streak, free.tokens, free.placements) == (
+            game.score, game.board, game.streak, game.tokens, game.placements), (name, seed)
+    assert used == set(kinds), used
