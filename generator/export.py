@@ -1,8 +1,7 @@
 """Export a level or pack to the files game clients and designers use: json, tmj, tmx, svg, png.
 
-``export_files`` is pure: it returns {file name: bytes}, and the CLI writes them; ``export_plan``
-gives each file's maker instead of its bytes, so that the CLI makes each one as it writes it (a
-pack's files are never all in memory at once).
+``export_plan`` is pure: it returns {path: the function that makes the file's bytes}, and the CLI
+makes each file as it writes it (a pack's files are never all in memory at once).
 """
 
 from __future__ import annotations
@@ -54,12 +53,6 @@ def file_stem(level_id: str) -> str:
     """A file name for a level id: anything but letters, digits, ``.``, ``_`` and ``-`` becomes ``_``."""
     stem = re.sub(r"[^A-Za-z0-9._-]", "_", level_id).lstrip(".")
     return stem or "level"
-
-
-def export_files(item: Level | Pack, fmt: str, out: Path, with_solution: bool = False,
-                 level_id: str | None = None) -> dict[Path, bytes]:
-    """What to write where: {path: bytes} (``export_plan``'s files, each made)."""
-    return {path: make() for path, make in export_plan(item, fmt, out, with_solution, level_id).items()}
 
 
 def export_plan(item: Level | Pack, fmt: str, out: Path, with_solution: bool = False,

@@ -117,13 +117,13 @@ def level_scene(level: Level) -> Scene:
     return scene
 
 
-def strip_scene(frames: list[Frame], width: int | None = None) -> Scene:
+def strip_scene(frames: list[Frame]) -> Scene:
     """The board after each move, ``FRAMES_PER_ROW`` to a row, each with its move and running score."""
     board_px = SIZE * FRAME_CELL + 1
     frame_w, frame_h = board_px + 12, board_px + 40
     per_row = min(FRAMES_PER_ROW, len(frames))
     rows = (len(frames) + per_row - 1) // per_row
-    scene = Scene(max(width or 0, per_row * frame_w), rows * frame_h)
+    scene = Scene(per_row * frame_w, rows * frame_h)
     for i, frame in enumerate(frames):
         x0, y0 = (i % per_row) * frame_w, (i // per_row) * frame_h
         scene.extend(board_scene(frame.board, FRAME_CELL, frame.placed, frame.cleared), x0, y0)

@@ -63,11 +63,6 @@ def spread(bb: Bitboard) -> Bitboard:
     ) & BB_ALL
 
 
-def neighbours(bb: Bitboard) -> Bitboard:
-    """Cells edge-adjacent to ``bb``, excluding ``bb`` itself."""
-    return spread(bb) & ~bb
-
-
 def isolated_empty(occupied: Bitboard) -> int:
     """How many empty cells have no empty edge-neighbour."""
     empty = BB_ALL & ~occupied

@@ -281,7 +281,7 @@ class _CampaignModel:
 
             complete = {}
             for zi in live[t]:
-                is_region, zmask, missing = zones[zi]
+                _, zmask, missing = zones[zi]
                 cells = [placed[c] for c in scan_cells(zmask)]
                 if any(isinstance(p, int) and p == 0 for p in cells):
                     continue

@@ -79,9 +79,8 @@ def enumerate_tray_py(variant: Variant, board: Board, streak: Streak, pieces) ->
 
 
 def enumerate_tray(variant: Variant, board: Board, streak: Streak, pieces) -> list[EndState]:
-    """Same contract as ``enumerate_tray_py``; compiled when numba is available."""
-    try:
-        from .enumerate_jit import enumerate_tray_jit
-    except ImportError:  # numba missing: the reference is exact, only slower
-        return enumerate_tray_py(variant, board, streak, pieces)
+    """Same contract as ``enumerate_tray_py``, compiled (numba is a dependency: no fallback, so a
+    broken install fails loudly rather than slowly)."""
+    from .enumerate_jit import enumerate_tray_jit
+
     return enumerate_tray_jit(variant, board, streak, pieces).states()

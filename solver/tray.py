@@ -491,12 +491,9 @@ def best_by_enumeration(variant: Variant, board: Board, pieces, streak: Streak) 
 
 
 def best_plan(variant: Variant, board: Board, pieces, streak: Streak) -> tuple[int, list[Placement]] | None:
-    """The best plan by the compiled enumeration (measured fastest: bench/tray.py), or by the
-    pure-Python search where numba is missing; tests check both give the same points and health."""
-    try:
-        return best_by_enumeration(variant, board, pieces, streak)
-    except ImportError:
-        return TraySearch(variant, board, streak).best(pieces)
+    """The best plan by the compiled enumeration (measured fastest: bench/tray.py); tests check
+    it and the pure-Python search (``TraySearch.best``) give the same points and health."""
+    return best_by_enumeration(variant, board, pieces, streak)
 
 
 def analyse_tray(

@@ -81,7 +81,7 @@ def assert_same_answer(level, seed, fast, slow):
         f"seed {seed}"
     if fast.best_line is not None:
         replay = play_solution(level, fast.best_line, ignore_score=True)
-        assert replay.ok, f"seed {seed}: {replay.error}"
+        assert replay.ok, f"seed {seed}: {replay.problem}"
         assert replay.score == fast.best_score, f"seed {seed}"
     if fast.solution is not None:
         assert play_solution(level, fast.solution).ok, f"seed {seed}"
