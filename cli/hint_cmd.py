@@ -9,7 +9,7 @@ import typer
 from cli.common import (board_arg, check_seconds, check_streak_and_tokens, cli_errors, emit_json, float_option,
                         variant_arg)
 from cli.tray_cmd import (
-    BoardOpt, MethodOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray, tray_json,
+    BoardOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray, tray_json,
 )
 from solver.board import Board
 from solver.errors import RulesError
@@ -25,7 +25,7 @@ def hint(
     board: BoardOpt = None,
     streak: StreakOpt = 0,
     tokens: TokensOpt = 0,
-    method: MethodOpt = "search",
+    method: Annotated[Optional[str], typer.Option(help="search or cpsat (--policy best; default search)")] = None,
     policy: Annotated[str, typer.Option(help="best (the tray's best plan, as tenfold tray) or expert (endless "
                                               "play: points + board evaluation + lookahead)")] = "best",
     time_limit: Annotated[Optional[float], float_option(
@@ -46,7 +46,7 @@ def hint(
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
     if policy == "expert":
-        if method != "search":
+        if method is not None:  # (any method: --method search was taken and ignored)
             raise RulesError(f"--method {method}: the expert plans with its own search; "
                              "--method goes with --policy best")
         check_seconds(time_limit, allow_zero=True)
@@ -59,7 +59,7 @@ def hint(
     for name, given in (("--fixed-rounds", fixed_rounds), ("--time-limit", time_limit is not None)):
         if given:
             raise RulesError(f"{name}: a setting of the expert's lookahead, not of --policy {policy}")
-    answer = solve_tray(rules, start, pieces, streak, tokens, method)
+    answer = solve_tray(rules, start, pieces, streak, tokens, method or "search")
     if json_out:
         emit_json(tray_json(rules, start, streak, tokens, spelled, answer))
         return

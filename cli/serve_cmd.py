@@ -94,8 +94,10 @@ class ApiHandler(BaseHTTPRequestHandler):
                 if cut.is_set():  # (a body refused for what it is, 411 or 413, is refused so still)
                     return self._refuse(503, "the server is stopping")
                 if isinstance(err, TimeoutError):
-                    return self._refuse(408, f"body: shorter than its Content-Length (the request did not "
-                                             f"come in whole within {self.timeout} s)")
+                    short = "its chunks did not end" if self.headers.get("Transfer-Encoding") else (
+                        "shorter than its Content-Length")
+                    return self._refuse(408, f"body: {short} (the request did not come in whole within "
+                                             f"{self.timeout} s)")
                 return self._refuse(err.status, str(err))
             self._send(self.server.api.handle(method, self.path, body), head=method == "HEAD")
 
@@ -104,10 +106,30 @@ class ApiHandler(BaseHTTPRequestHandler):
         self.close_connection = True
         self._send(Response(status, {"error": message}), head=self.command == "HEAD")
 
+    def handle_expect_100(self) -> bool:
+        """``Expect: 100-continue``: a body its headers already refuse (too long, no length) is
+        refused before the client is asked to send it."""
+        try:
+            self._body_length(self.command)
+        except BodyError as err:
+            self._refuse(err.status, str(err))
+            return False
+        return super().handle_expect_100()
+
     def _read_body(self, method: str) -> bytes:
-        """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise
-        (a POST with neither: its body would be empty, and a client that meant to send one reads
-        best that the length is missing, not that nothing parses)."""
+        """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise."""
+        length = self._body_length(method)
+        if length is None:
+            return read_chunked(self.rfile, MAX_BODY)
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:
+            raise BodyError(400, "body: shorter than its Content-Length")
+        return body
+
+    def _body_length(self, method: str) -> int | None:
+        """The body's length by its headers, None for a chunked body; ``BodyError`` for headers
+        that refuse it (a POST with neither: its body would be empty, and a client that meant to
+        send one reads best that the length is missing, not that nothing parses)."""
         lengths = self.headers.get_all("Content-Length") or []
         coding = ",".join(self.headers.get_all("Transfer-Encoding") or []).strip().lower()
         if method == "POST" and not lengths and not coding:
@@ -117,7 +139,7 @@ class ApiHandler(BaseHTTPRequestHandler):
                 raise BodyError(400, "headers Transfer-Encoding and Content-Length: expected one of them, not both")
             if coding != "chunked":
                 raise BodyError(501, f"header Transfer-Encoding: expected chunked, got {clipped(coding)!r}")
-            return read_chunked(self.rfile, MAX_BODY)
+            return None
         if len(set(lengths)) > 1:
             raise BodyError(400, f"header Content-Length: given {len(lengths)} times with different values")
         length_text = lengths[0].strip() if lengths else "0"
@@ -129,10 +151,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         length = int(digits)
         if length > MAX_BODY:
             raise BodyError(413, f"body: {length} bytes, more than {MAX_BODY}")
-        body = self.rfile.read(length) if length else b""
-        if len(body) < length:
-            raise BodyError(400, "body: shorter than its Content-Length")
-        return body
+        return length
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Errors http.server finds itself (a bad request line or header) answer in JSON too."""

@@ -1216,6 +1216,8 @@ def test_serve_names_the_option_of_a_path_the_file_system_refuses(tmp_path):
      ["--time-limit: mode speed gives 45 s a tray, got 46"]),
     (["hint", "--rules", "halloween", "--tray", "1x1", "--time-limit", "3"],
      ["--time-limit: a setting of the expert's lookahead, not of --policy best"]),
+    *((["hint", "--rules", "halloween", "--tray", "1x1", "--policy", "expert", "--method", method],
+       [f"--method {method}: the expert plans with its own search"]) for method in ("search", "cpsat")),
     (["generate", "halloween", "--count", "1", "--seed", "-1", "--out", "never.json"],
      ["--seed", "expected 0 or more, got -1"]),
 ])

@@ -431,14 +431,15 @@ def test_ten_play_a_draw(monkeypatch):
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """A real server on loopback over the fixture pack and a pack of a level with a reserve and a
-    best without bound (no solution), and one whose solution fails; yields (host, port)."""
+    best without bound but with a field of its own (no solution), and one whose solution fails;
+    yields (host, port)."""
     folder = tmp_path_factory.mktemp("contract-packs")
     fx.write_json(folder / "fixture.json", fx.pack("fixture-pack"))
     broken = fx.halloween_level("broken")
     broken["solution"] = [broken["solution"][0]] + broken["solution"]
     reserve = {"format": "tenfold.level/1", "id": "reserve", "variant": "sudoku", "mode": "campaign",
                "board": ["." * 10] * 10, "trays": [["1x1"]], "reserve": ["2x2"], "tokens": 1,
-               "goals": [{"score": 1}], "best": {"score": 210, "proof": "optimal"}}
+               "goals": [{"score": 1}], "best": {"score": 210, "proof": "optimal", "by": "a designer"}}
     fx.write_json(folder / "contract.json", {"format": "tenfold.pack/1", "id": "contract", "title": "c",
                                              "generator": {"seed": 1, "version": "x"}, "levels": [broken, reserve]})
     httpd = make_server(Api(load_packs(folder), None), "127.0.0.1", 0)
@@ -475,6 +476,7 @@ def test_serve_answers(served):
     assert_shape(level, "`level`", has=("reserve", "best"), lacks=("solution",))
     assert set(level) == {key.rstrip("?") for key in SHAPES["level"]} - {"*", "solution"}  # no other field
     assert_shape(level["best"], "`best`", lacks=("bound",))
+    assert level["best"]["by"] == "a designer"  # a field of the file's best, kept (a docs audit: the table had no *)
     _, level, _ = exchange(served, "GET", "/levels/contract/broken")
     assert_shape(level["best"], "`best`", has=("bound",))
     _, answer, _ = exchange(served, "GET", "/levels/fixture-pack/s1/solution")

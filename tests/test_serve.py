@@ -261,6 +261,25 @@ def test_a_post_without_a_length_is_told_so(server):
     assert status == 400 and body["error"].startswith("body: invalid JSON")
 
 
+def test_a_body_refused_by_its_headers_is_refused_before_it_is_asked_for(server):
+    """``Expect: 100-continue``: a body too long, or a POST without a length, was invited (100
+    Continue) and only then refused (an audit); a body the headers allow is invited and served."""
+    host, port, _ = server
+    question = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode()
+    for headers, status in ((b"Content-Length: 100000\r\n", 413), (b"", 411)):
+        with socket.create_connection((host, port), timeout=10) as raw_conn:
+            raw_conn.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n" + headers + b"\r\n")
+            reply = read_until_closed(raw_conn)
+        assert reply.startswith(b"HTTP/1.1 %d" % status) and b"100 Continue" not in reply, reply[:80]
+    with socket.create_connection((host, port), timeout=10) as raw_conn:
+        raw_conn.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(question))
+        assert raw_conn.recv(4096).startswith(b"HTTP/1.1 100 Continue")
+        raw_conn.sendall(question)
+        reply = read_until_closed(raw_conn)
+    assert reply.startswith(b"HTTP/1.1 200") and json.loads(reply.split(b"\r\n\r\n", 1)[1])["placeable"] is True
+
+
 def raw_exchange(host: str, port: int, data: bytes) -> tuple[int, dict]:
     """``data`` sent on a fresh connection, whose answer is read until the server closes it."""
     with socket.create_connection((host, port), timeout=10) as raw_conn:

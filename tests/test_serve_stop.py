@@ -168,18 +168,23 @@ def _fresh(tmp_path: Path, sig) -> Path:
     return folder
 
 
-def test_a_body_that_never_arrives_is_answered_408(monkeypatch):
+@pytest.mark.parametrize("framing, said", [
+    (b"Content-Length: 500\r\n\r\n{\"rules\":", "body: shorter than its Content-Length ("),
+    # (a chunked body's was said as Content-Length's, which the request did not have: an audit)
+    (b"Transfer-Encoding: chunked\r\n\r\n10\r\n{\"rules\":", "body: its chunks did not end ("),
+])
+def test_a_body_that_never_arrives_is_answered_408(monkeypatch, framing, said):
     monkeypatch.setattr(ApiHandler, "timeout", 1)
     server = running(Api({}, None))
     try:
         with socket.create_connection(server.server_address[:2], timeout=10) as conn:
-            conn.sendall(b'POST /hint HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{"rules":')
+            conn.sendall(b'POST /hint HTTP/1.1\r\nHost: x\r\n' + framing)
             chunks = []
             while chunk := conn.recv(4096):
                 chunks.append(chunk)
         head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 408") and b"Connection: close" in head
-        assert json.loads(body)["error"].startswith("body: shorter than its Content-Length")
+        assert json.loads(body)["error"].startswith(said)
     finally:
         server.shutdown()
         server.server_close()
