@@ -16,6 +16,7 @@ import json
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -93,14 +94,18 @@ class AnswerCache:
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=2)  # locked longer: no cache
         prefix = solver_stamp() + ":"
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._write_ahead()
             log_most = min(WAL_MOST, max(max_bytes // 4, 64 << 10))
             self._db.execute(f"PRAGMA journal_size_limit={log_most}")
             page = self._db.execute("PRAGMA page_size").fetchone()[0]
             self._db.execute(f"PRAGMA wal_autocheckpoint={max(16, min(1000, log_most // page))}")
             with self._db:
+                # one opening at a time: servers opening one new file at once each added its columns
+                # (duplicate column name) outside a transaction (sqlite3 begins none before DDL)
+                self._db.execute("BEGIN IMMEDIATE")
                 self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, "
-                                 "hits INTEGER NOT NULL DEFAULT 0)")
+                                 "hits INTEGER NOT NULL DEFAULT 0, used INTEGER NOT NULL DEFAULT 0, "
+                                 "size INTEGER NOT NULL DEFAULT 0)")
                 columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
                 for column in ("used", "size"):  # (a cache made before they were kept)
                     if column not in columns:
@@ -113,6 +118,21 @@ class AnswerCache:
         self.hits = 0
         self.misses = 0
         self._closed = False  # closed as the server stops: a request still running skips it
+
+    def _write_ahead(self) -> None:
+        """The write-ahead log on: the change takes the file alone, and SQLite answers a second
+        server making it at the same moment 'database is locked' at once, without waiting as it
+        does for a write (four servers opening one new file: an audit). So it is tried again,
+        for as long as any lock is waited for (the connection's 2 s)."""
+        deadline = time.monotonic() + 2
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def _compact(self) -> None:
         """Give the disk back what a large deletion when opening freed (another version's answers,

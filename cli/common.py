@@ -134,7 +134,7 @@ def float_option(*decls: str, help: str) -> Any:
         # (a float rounds 1e-400 to 0 and 1e400 to inf: a range check would then quote a number not typed)
         mantissa = text.lower().partition("e")[0]
         if (math.isinf(number) and "inf" not in mantissa) or (number == 0 and re.search("[1-9]", mantissa)):
-            raise typer.BadParameter("expected 0, inf, or a number between about 5e-324 and 1.8e308 in size, "
+            raise typer.BadParameter("expected 0, inf, or a number from about 5e-324 to 1.79e308 in size, "
                                      f"got {clipped(text, 80)}")
         return number
     return typer.Option(*decls, help=help, parser=parse)

@@ -28,7 +28,7 @@ from cli.draw import draw_board
 from cli.tray_cmd import RulesOpt
 from generator.render import field_text, stars_text
 from solver.board import Board, parse_board
-from solver.deals import parse_deals
+from solver.deals import RandomDeals, parse_deals
 from solver.engine import Game, Streak
 from solver.errors import RulesError
 from solver.jsontext import load_json
@@ -51,19 +51,37 @@ def replay(
     mode: Annotated[Optional[str], typer.Option(help="mode whose token count (and stone count) applies "
                                                      "(default: the variant's)")] = None,
     tokens: Annotated[Optional[int], int_option(help="tokens available (default: the mode's)")] = None,
+    deals: Annotated[Optional[str], typer.Option(
+        help="the trays dealt, a file as play --deals takes: each move must be of the tray in play, and a "
+             "turn ends where a tray does")] = None,
+    seed: Annotated[Optional[int], int_option(
+        help="the seeded supply play --seed dealt from, as --deals (0 or more)", min=0)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
-    """Replay a move list; a new turn starts after every 3 placements, or as the list's turns say."""
+    """Replay a move list; a turn ends every 3 placements, or as its turns or the trays dealt say.
+
+    --seed or --deals replays a game of play against the trays it dealt."""
     check_streak_and_tokens(streak, tokens, rules)
     variant = variant_arg(rules)
     start = board_arg(board)
     game_mode = mode_arg(variant, mode)
     one_board(game_mode, "replay replays")
     check_mode_stones(game_mode, start)
+    if deals is not None and seed is not None:
+        raise RulesError("--deals and --seed: each says what was dealt; give one of them")
     data, where = read_named_json(moves, "--moves")
     turns = parse_turns(data, f"{where}: moves")
-    game = Game(variant, start, Streak.carried_in(streak), tokens if tokens is not None else game_mode.tokens)
-    if turns is None:  # a flat list: the engine ends a turn every three placements
+    carried, count = Streak.carried_in(streak), tokens if tokens is not None else game_mode.tokens
+    if deals is None and seed is None:
+        game = Game(variant, start, carried, count)
+    else:
+        if turns is not None:
+            raise RulesError(f"{where}: moves: a list of turns, where the trays dealt (--deals, --seed) say "
+                             "where turns end: give a flat list")
+        stream = (RandomDeals(variant, seed) if deals is None
+                  else parse_deals(read_text_arg(deals, "--deals"), f"--deals {deals}"))
+        game = Game.dealt(variant, stream, start, count, carried)
+    if turns is None:  # a flat list: the engine ends a turn every three placements, or where a tray empties
         _replay(game, parse_moves(data, f"{where}: moves"), f"{where}: moves")
     else:
         for t, turn in enumerate(turns):
@@ -152,8 +170,8 @@ def play(
                   "ms_per_tray": round(result.ms_per_tray, 3)}
         if game_mode.target is not None:
             answer["reached"] = result.reached
-        # what replay takes to play the game again: its board and its moves, a flat list (a seeded
-        # supply's trays hold 3 pieces, so a turn every 3 placements is the game's)
+        # what replay takes to play the game again (with this --seed or --deals): its board and its
+        # moves, a flat list
         answer["start"] = start.text()
         answer["moves"] = [move.to_json() for move in result.moves]
         emit_json(answer)

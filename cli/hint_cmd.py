@@ -59,7 +59,7 @@ def hint(
     for name, given in (("--fixed-rounds", fixed_rounds), ("--time-limit", time_limit is not None)):
         if given:
             raise RulesError(f"{name}: a setting of the expert's lookahead, not of --policy {policy}")
-    answer = solve_tray(rules, start, pieces, streak, tokens, method or "search")
+    answer = solve_tray(rules, start, pieces, streak, tokens, "search" if method is None else method)
     if json_out:
         emit_json(tray_json(rules, start, streak, tokens, spelled, answer))
         return

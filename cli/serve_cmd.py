@@ -107,8 +107,11 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._send(Response(status, {"error": message}), head=self.command == "HEAD")
 
     def handle_expect_100(self) -> bool:
-        """``Expect: 100-continue``: a body its headers already refuse (too long, no length) is
-        refused before the client is asked to send it."""
+        """``Expect: 100-continue``: a body its headers already refuse (too long, no length), or
+        that a stopping server would not read, is refused before the client is asked to send it."""
+        if self.server.stopping:
+            self._refuse(503, "the server is stopping")
+            return False
         try:
             self._body_length(self.command)
         except BodyError as err:

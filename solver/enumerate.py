@@ -10,8 +10,8 @@ that ``Game.apply`` replays to exactly those points.
 
 Two implementations share this contract: ``enumerate_tray_py`` on Python
 ints with ``settle``/``placement_points`` (the reference), and
-``enumerate_tray`` which runs the numba kernel in ``solver.enumerate_jit``
-when numba is importable and falls back to the reference otherwise.
+``enumerate_tray``, which runs the numba kernel in ``solver.enumerate_jit``;
+tests hold the two to each other.
 """
 
 from __future__ import annotations

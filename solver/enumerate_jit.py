@@ -330,7 +330,7 @@ class EndStates:
 
 def enumerate_tray_jit(variant: Variant, board: Board, streak: Streak, pieces,
                        best_only: bool = False) -> EndStates:
-    """Every end state of the tray, or with ``best_only`` the one ``best_by_enumeration``
+    """Every end state of the tray, or with ``best_only`` the one ``tray.best_plan``
     plays: the most points, then the most empty cells, then the fewest isolated ones."""
     tray = tuple(sorted(get_piece(p).id for p in pieces))
     n = len(tray)

@@ -478,22 +478,17 @@ def _difficulty(piece_id: str) -> tuple[int, str]:
     return (len(placements(piece_id)), piece_id)
 
 
-def best_by_enumeration(variant: Variant, board: Board, pieces, streak: Streak) -> tuple[int, list[Placement]] | None:
-    """``TraySearch.best`` through the compiled full enumeration, whose last placement keeps
-    only the end state with the most points, then the healthiest board among those (the first
-    reached of equals). None if unplaceable."""
+def best_plan(variant: Variant, board: Board, pieces, streak: Streak) -> tuple[int, list[Placement]] | None:
+    """``TraySearch.best`` through the compiled full enumeration (measured fastest:
+    bench/tray.py), whose last placement keeps only the end state with the most points, then the
+    healthiest board among those (the first reached of equals); tests hold it to the pure-Python
+    search. None if unplaceable."""
     from .enumerate_jit import enumerate_tray_jit
 
     best = enumerate_tray_jit(variant, board, streak, pieces, best_only=True)
     if len(best) == 0:
         return None
     return int(best.points[0]), list(best.plan(0))
-
-
-def best_plan(variant: Variant, board: Board, pieces, streak: Streak) -> tuple[int, list[Placement]] | None:
-    """The best plan by the compiled enumeration (measured fastest: bench/tray.py); tests check
-    it and the pure-Python search (``TraySearch.best``) give the same points and health."""
-    return best_by_enumeration(variant, board, pieces, streak)
 
 
 def analyse_tray(

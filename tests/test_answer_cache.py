@@ -184,3 +184,36 @@ def test_a_small_cache_takes_about_twice_its_size_on_disk_log_included(tmp_path,
             most = max(most, path.stat().st_size + (wal.stat().st_size if wal.exists() else 0))
     cache.close()
     assert most <= 2 * (mb << 20), most
+
+
+def _open_and_put(path: str, barrier, i: int, errors) -> None:
+    barrier.wait()
+    try:
+        cache = AnswerCache(path, max_bytes=1 << 20)
+        cache.put({"i": i}, {"a": "x" * 100})
+        cache.close()
+    except Exception as err:  # noqa: BLE001 - any failure is the test's finding
+        errors.put(f"{type(err).__name__}: {err}")
+
+
+def test_servers_opening_one_new_cache_at_once_all_open_it(tmp_path):
+    """Four processes opening a new file at the same moment: some failed ('duplicate column name:
+    used', each adding the columns outside a transaction; 'database is locked', turning the
+    write-ahead log on), and served without a cache (a review, 12 failures in 30 trials)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    errors = context.Queue()
+    for trial in range(15):
+        path = str(tmp_path / f"cache{trial}.sqlite3")
+        barrier = context.Barrier(4)
+        openers = [context.Process(target=_open_and_put, args=(path, barrier, i, errors)) for i in range(4)]
+        for opener in openers:
+            opener.start()
+        for opener in openers:
+            opener.join(30)
+        assert [opener.exitcode for opener in openers] == [0] * 4
+        assert errors.empty(), errors.get()
+        assert len(stored(path)) == 4
+        with sqlite3.connect(path) as db:
+            assert db.execute("SELECT bytes FROM kept").fetchall() == [(sum(stored(path).values()),)]

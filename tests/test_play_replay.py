@@ -49,21 +49,12 @@ def start(seed: int):
     return name, grid, trays, tokens
 
 
-def recorded(policy, moves: list):
-    def play(game: Game):
-        move = policy(game)
-        if move is not None:
-            moves.append(move)
-        return move
-    return play
-
-
 def check_game(seed: int, policy) -> tuple[bool, int]:
     name, grid, trays, tokens = start(seed)
     text = ref.grid_text(grid)
     game = Game.dealt(find_variant(name), ScriptedDeals(trays), parse_board(text), tokens)
-    moves: list = []
-    result = play_game(game, recorded(policy, moves), TRAYS)
+    result = play_game(game, policy, TRAYS)
+    moves = result.moves
     level = {"variant": name, "mode": "x", "board": text.split("/"), "trays": trays, "tokens": tokens,
              "goals": [{"score": 0}]}
     play = _Play(level)
@@ -144,28 +135,35 @@ def test_sprint_ends_at_the_placement_that_reaches_5000(seed):
                                      "--trays", "2", "--json"])
     assert json.loads(short.stdout)["reached"] is False  # stopped at the tray cap before 5,000
     classic_json = CliRunner().invoke(app, ["play", "--rules", "sudoku", "--seed", str(seed), "--trays", "2", "--json"])
-    assert set(json.loads(classic_json.stdout)) == {"score", "trays", "over", "ms_per_tray", "start", "moves"}  # no target: no key
+    keys = {"score", "trays", "over", "ms_per_tray", "start", "moves"}
+    assert set(json.loads(classic_json.stdout)) == keys  # no target: no key
 
 
-def _play_then_replay(args: list[str], tmp_path) -> tuple[dict, list[str]]:
-    """``play ... --json``, then ``replay`` of its ``start`` and ``moves``: the game's score, the
-    token uses the replay counts, and the placements."""
+def _play_then_replay(args: list[str], tmp_path, free: bool = True) -> tuple[dict, list[str]]:
+    """``play ... --json``, then ``replay`` of its ``start`` and ``moves`` against the trays it
+    dealt (its ``--seed`` or ``--deals``), and with ``free`` as a free game too (any piece, a turn
+    every 3 placements): the game's score, the token uses the replay counts, and the placements."""
     out = CliRunner().invoke(app, ["play", *args, "--json"])
     assert out.exit_code == 0, (args, out.output)
     answer = json.loads(out.stdout)
     rules, mode = args[args.index("--rules") + 1], args[args.index("--mode") + 1] if "--mode" in args else None
     moves = tmp_path / "moves.json"
     moves.write_text(json.dumps(answer["moves"]))
-    replayed = CliRunner().invoke(app, ["replay", "--rules", rules, *(["--mode", mode] if mode else []),
-                                        "--board", answer["start"], "--moves", str(moves), "--json"])
-    assert replayed.exit_code == 0, (args, replayed.output)
     variant = find_variant(rules)
     tokens = [m["token"] for m in answer["moves"] if "token" in m]
     mode_tokens = variant.modes[mode or variant.default_mode].tokens
-    assert json.loads(replayed.stdout)["score"] + (mode_tokens - len(tokens)) * variant.token_bonus == answer["score"]
+    given = "--deals" if "--deals" in args else "--seed"
+    dealt = [given, args[args.index(given) + 1]]
+    for how in [dealt] + [[]] * free:
+        replayed = CliRunner().invoke(app, ["replay", "--rules", rules, *(["--mode", mode] if mode else []), *how,
+                                            "--board", answer["start"], "--moves", str(moves), "--json"])
+        assert replayed.exit_code == 0, (args, how, replayed.output)
+        score = json.loads(replayed.stdout)["score"]
+        assert score + (mode_tokens - len(tokens)) * variant.token_bonus == answer["score"], (args, how)
     placements = len(answer["moves"]) - len(tokens)
     ended_inside = answer["over"] or answer.get("reached", False)  # stuck, or the target, within a tray
-    assert 3 * answer["trays"] <= placements <= 3 * answer["trays"] + (2 if ended_inside else 0), (args, answer)
+    if "--deals" not in args:  # (the seeded supply deals trays of 3)
+        assert 3 * answer["trays"] <= placements <= 3 * answer["trays"] + (2 if ended_inside else 0), (args, answer)
     return answer, tokens
 
 
@@ -197,6 +195,39 @@ def test_play_json_moves_replay_to_its_score(tmp_path):
                                         "--time-limit", "0.05"], tmp_path)
     spent += tokens
     assert overs >= 5 and {"remove", "rotate", "reroll", "swap"} <= set(spent), (overs, sorted(set(spent)))
+
+
+def test_play_json_with_deals_of_short_trays_replays_with_those_deals(tmp_path):
+    """Trays of 1 to 3 pieces (``--deals``): a free replay ends a turn every 3 placements, which
+    pays Arabic's flow bonus elsewhere than the game did (a review: 1,388 for a game of 1,338);
+    ``replay --deals`` ends them where the trays do, and gives the game's score every time."""
+    differ = 0
+    for seed in range(12):
+        rng = random.Random(f"short-trays-{seed}")
+        name, grid, _, _ = start(3 * seed + 1)  # Arabic
+        supply = RandomDeals(find_variant(name), seed)
+        deals = tmp_path / f"deals-{seed}.txt"
+        deals.write_text("\n".join(" ".join(supply.next_tray()[:rng.randint(1, 3)]) for _ in range(15)))
+        answer, _ = _play_then_replay(["--rules", name, "--seed", "1", "--board", ref.grid_text(grid),
+                                       "--deals", str(deals)], tmp_path, free=False)
+        free = CliRunner().invoke(app, ["replay", "--rules", name, "--board", answer["start"], "--moves",
+                                        str(tmp_path / "moves.json"), "--json"])
+        tokens = sum("token" in m for m in answer["moves"])
+        differ += json.loads(free.stdout)["score"] + (3 - tokens) * 100 != answer["score"]
+    assert differ >= 1  # the free replay's turns are not the game's, and the deals' are
+
+
+def test_a_replay_against_the_deals_refuses_a_piece_not_dealt(tmp_path):
+    answer, _ = _play_then_replay(["--rules", "halloween", "--seed", "5", "--trays", "3"], tmp_path)
+    moves = tmp_path / "moves.json"
+    other = CliRunner().invoke(app, ["replay", "--rules", "halloween", "--seed", "6", "--moves", str(moves)])
+    assert other.exit_code == 2 and "moves[0]: piece" in other.output and "not in the tray" in other.output
+    both = CliRunner().invoke(app, ["replay", "--rules", "halloween", "--seed", "5", "--deals", str(moves),
+                                    "--moves", str(moves)])
+    assert both.exit_code == 2 and "--deals and --seed" in both.output
+    moves.write_text(json.dumps([answer["moves"][:3], answer["moves"][3:6]]))  # the same game, as turns
+    turns = CliRunner().invoke(app, ["replay", "--rules", "halloween", "--seed", "5", "--moves", str(moves)])
+    assert turns.exit_code == 2 and "give a flat list" in turns.output
 
 
 def _full_sudoku_board(seed: int) -> str:

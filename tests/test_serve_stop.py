@@ -91,6 +91,27 @@ def test_stopping_answers_the_requests_under_way_and_takes_no_new_ones():
         pass
 
 
+def test_a_stopping_server_does_not_invite_a_body_it_will_not_read():
+    """``Expect: 100-continue`` on a connection open as the stop begins: 503 at once, with no
+    ``100 Continue`` first (the client sent the body, which was never read: a review)."""
+    api = Held()
+    api.go.set()
+    server = running(api)
+    conn = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
+    conn.request("GET", "/health")  # a keep-alive connection the server has taken
+    assert conn.getresponse().read()
+    finishing, _ = stop_in_thread(server)
+    wait_until(lambda: server.stopping)
+    conn.sock.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n")
+    chunks = []
+    while chunk := conn.sock.recv(4096):
+        chunks.append(chunk)
+    reply = b"".join(chunks)
+    assert reply.startswith(b"HTTP/1.1 503") and b"100 Continue" not in reply, reply[:80]
+    finishing.join(10)
+    conn.close()
+
+
 def stop_in_thread(server) -> tuple[threading.Thread, list[int]]:
     """Stop ``server`` as ``serve`` does (no new connections, then ``finish``) on a thread of its
     own: the thread, and the list ``finish``'s answer (requests left unanswered) goes into."""

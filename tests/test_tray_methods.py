@@ -13,7 +13,7 @@ from solver.deals import RandomDeals
 from solver.engine import Game, Streak
 from solver.pieces import get_piece
 from solver.moves import TokenUse
-from solver.tray import TraySearch, best_by_enumeration, rescue_cap
+from solver.tray import TraySearch, best_plan, rescue_cap
 from solver.variants import VARIANTS
 
 
@@ -46,7 +46,7 @@ def test_enumeration_and_search_agree(name):
         board, pieces = position(variant, rng)
         streak = Streak.carried_in(rng.choice((0, 0, 1, 2)))
         searched = TraySearch(variant, board, streak).best(pieces)
-        enumerated = best_by_enumeration(variant, board, pieces, streak)
+        enumerated = best_plan(variant, board, pieces, streak)
         assert (searched is None) == (enumerated is None)
         if searched is None:
             continue
@@ -115,7 +115,7 @@ def test_no_rescue_needs_more_tokens_than_the_cap():
         pieces = (rng.sample(["1x1", "1x2", "2x1", "1x3", "3x1", "L3-nw", "L3-se"], 1) if rng.random() < 0.7
                   else rng.sample(["1x1", "1x2", "2x1"], 2))
         search = TraySearch(variant, board, Streak())
-        if best_by_enumeration(variant, board, pieces, Streak()) is not None:
+        if best_plan(variant, board, pieces, Streak()) is not None:
             continue  # fits without tokens
         checked += 1
         cap = rescue_cap(pieces)
@@ -165,7 +165,7 @@ def test_the_tray_clear_bound_is_never_below_the_best_plan(name):
     compared = cleared = 0
     while compared < 120:
         board, pieces, streak = case
-        best = best_by_enumeration(variant, board, pieces, streak)
+        best = best_plan(variant, board, pieces, streak)
         if best is not None:
             compared += 1
             search = TraySearch(variant, board, streak)
