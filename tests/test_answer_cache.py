@@ -199,7 +199,7 @@ def _open_and_put(path: str, barrier, i: int, errors) -> None:
 def test_servers_opening_one_new_cache_at_once_all_open_it(tmp_path):
     """Four processes opening a new file at the same moment: some failed ('duplicate column name:
     used', each adding the columns outside a transaction; 'database is locked', turning the
-    write-ahead log on), and served without a cache (a review, 12 failures in 30 trials)."""
+    write-ahead log on), and served without a cache (14 failed openings in 30 trials of four)."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
