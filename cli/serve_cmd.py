@@ -29,6 +29,7 @@ from solver.errors import FormatError, RulesError, clipped
 
 # what socketserver's loop waits on: poll where there is one (select stops at 1,024 descriptors)
 _ServerSelector = getattr(selectors, "PollSelector", selectors.SelectSelector)
+STOPPING = "the server is stopping"  # the 503's error, to a request a stopping server will not answer
 
 
 class ApiHandler(BaseHTTPRequestHandler):
@@ -85,19 +86,16 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         with self.server.requests() as admitted:
             if not admitted:  # the server is stopping: it answers what it took, nothing new
-                return self._refuse(503, "the server is stopping")
+                return self._refuse(503, STOPPING)
             cut = threading.Event()  # set if the stop ends the body's read (``ApiServer.reading``)
             try:
                 with self.server.reading(self.connection, cut):
                     body = self._read_body(method)
             except (TimeoutError, BodyError) as err:
                 if cut.is_set():  # (a body refused for what it is, 411 or 413, is refused so still)
-                    return self._refuse(503, "the server is stopping")
-                if isinstance(err, TimeoutError):
-                    short = "its chunks did not end" if self.headers.get("Transfer-Encoding") else (
-                        "shorter than its Content-Length")
-                    return self._refuse(408, f"body: {short} (the request did not come in whole within "
-                                             f"{self.timeout} s)")
+                    return self._refuse(503, STOPPING)
+                if isinstance(err, TimeoutError):  # (``_read_body`` says which end did not come)
+                    return self._refuse(408, f"{err} (the request did not come in whole within {self.timeout} s)")
                 return self._refuse(err.status, str(err))
             self._send(self.server.api.handle(method, self.path, body), head=method == "HEAD")
 
@@ -110,7 +108,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         """``Expect: 100-continue``: a body its headers already refuse (too long, no length), or
         that a stopping server would not read, is refused before the client is asked to send it."""
         if self.server.stopping:
-            self._refuse(503, "the server is stopping")
+            self._refuse(503, STOPPING)
             return False
         try:
             self._body_length(self.command)
@@ -122,9 +120,13 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _read_body(self, method: str) -> bytes:
         """The request's body: Content-Length bytes, or a chunked body; ``BodyError`` otherwise."""
         length = self._body_length(method)
-        if length is None:
-            return read_chunked(self.rfile, MAX_BODY)
-        body = self.rfile.read(length) if length else b""
+        try:
+            if length is None:
+                return read_chunked(self.rfile, MAX_BODY)
+            body = self.rfile.read(length) if length else b""
+        except TimeoutError:  # (the reader's deadline passed)
+            raise TimeoutError("body: its chunks did not end" if length is None
+                               else "body: shorter than its Content-Length") from None
         if len(body) < length:
             raise BodyError(400, "body: shorter than its Content-Length")
         return body
@@ -395,7 +397,7 @@ class ApiServer(ThreadingHTTPServer):
                 request, _ = self.socket.accept()
             except OSError:  # none left (or the socket already closed)
                 return
-            self._unread_503(request, "the server is stopping")
+            self._unread_503(request, STOPPING)
 
     def _unread_503(self, request, message: str, headers: str = "") -> None:
         """503 with ``message`` (and ``headers``, each ending in CRLF) to a connection whose request

@@ -38,15 +38,21 @@ def start(seed: int):
     """A variant, a half-full board with no complete zone, the trays to deal, and tokens."""
     rng = random.Random(f"play-replay-{seed}")
     name = ("halloween", "arabic", "sudoku")[seed % 3]
-    while True:
-        fill = rng.uniform(0.3, 0.55)
-        grid = [["#" if rng.random() < fill else "." for _ in range(10)] for _ in range(10)]
-        if not any(all(grid[r][c] == "#" for r, c in zone) for _, zone in ref.zones(name)):
-            break
+    grid = filled_grid(rng, name, 0.3, 0.55)
     deals = RandomDeals(find_variant(name), seed)
     trays = [deals.next_tray() for _ in range(TRAYS)]
     tokens = 0 if name == "halloween" else rng.choice((0, 3))
     return name, grid, trays, tokens
+
+
+def filled_grid(rng: random.Random, name: str, low: float, high: float) -> list[list[str]]:
+    """A grid whose cells are filled at a rate drawn from ``low``..``high``, with no zone of the
+    variant complete (redrawn until none is)."""
+    while True:
+        fill = rng.uniform(low, high)
+        grid = [["#" if rng.random() < fill else "." for _ in range(10)] for _ in range(10)]
+        if not any(all(grid[r][c] == "#" for r, c in zone) for _, zone in ref.zones(name)):
+            return grid
 
 
 def check_game(seed: int, policy) -> tuple[bool, int]:
@@ -231,12 +237,7 @@ def test_a_replay_against_the_deals_refuses_a_piece_not_dealt(tmp_path):
 
 
 def _full_sudoku_board(seed: int) -> str:
-    rng = random.Random(f"x{seed}")
-    while True:
-        fill = rng.uniform(0.5, 0.7)
-        grid = [["#" if rng.random() < fill else "." for _ in range(10)] for _ in range(10)]
-        if not any(all(grid[r][c] == "#" for r, c in zone) for _, zone in ref.zones("sudoku")):
-            return ref.grid_text(grid)
+    return ref.grid_text(filled_grid(random.Random(f"x{seed}"), "sudoku", 0.5, 0.7))
 
 
 @pytest.mark.parametrize("name", ["arabic", "sudoku"])
