@@ -31,7 +31,8 @@ def hint(
     time_limit: Annotated[Optional[float], float_option(
         "--time-limit", help="seconds the expert's answer may take from the command's start (--policy expert; "
                             "default 1; starting tenfold and loading its compiled kernels count, compiling them "
-                            "after an install does not; 0: no lookahead)")] = None,
+                            "after an install does not; 0: no lookahead); with --method cpsat, CP-SAT's seconds "
+                            "for the whole answer (default 30; inf: no limit)")] = None,
     fixed_rounds: Annotated[bool, typer.Option(
         "--fixed-rounds", help="expert: run every lookahead round whatever the clock, so the same input gets "
                                "the same plan on any machine")] = False,
@@ -56,10 +57,12 @@ def hint(
     if policy != "best":
         raise RulesError(f"--policy: expected best or expert, got {policy!r}"
                          + (" (greedy is a policy of play: one placement at a time)" if policy == "greedy" else ""))
-    for name, given in (("--fixed-rounds", fixed_rounds), ("--time-limit", time_limit is not None)):
-        if given:
-            raise RulesError(f"{name}: a setting of the expert's lookahead, not of --policy {policy}")
-    answer = solve_tray(rules, start, pieces, streak, tokens, "search" if method is None else method)
+    if fixed_rounds:
+        raise RulesError(f"--fixed-rounds: a setting of the expert's lookahead, not of --policy {policy}")
+    if time_limit is not None and method != "cpsat":
+        raise RulesError(f"--time-limit: a setting of the expert's lookahead or of --method cpsat, not of "
+                         f"--policy {policy} with --method {method or 'search'}")
+    answer = solve_tray(rules, start, pieces, streak, tokens, "search" if method is None else method, time_limit)
     if json_out:
         emit_json(tray_json(rules, start, streak, tokens, spelled, answer))
         return

@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (board_arg, check_streak_and_tokens, cli_errors, emit_json, int_option, interrupted, live_status,
-                        variant_arg)
+from cli.common import (board_arg, check_seconds, check_streak_and_tokens, cli_errors, emit_json, float_option,
+                        int_option, interrupted, live_status, say, variant_arg)
 from cli.draw import draw_board
 from solver.board import Board
 from solver.deals import TRAY_SIZE
@@ -28,6 +28,7 @@ BoardOpt = Annotated[Optional[str], typer.Option(help="one-line board text or a 
 StreakOpt = Annotated[int, int_option(help="consecutive clearing placements before the tray")]
 TokensOpt = Annotated[int, int_option(help="tokens available for a rescue when the tray does not fit")]
 MethodOpt = Annotated[str, typer.Option(help="search or cpsat")]
+CPSAT_SECONDS = 30.0  # --method cpsat's default --time-limit
 
 
 def parse_tray(text: str) -> tuple[list[str], list[str]]:
@@ -48,14 +49,27 @@ def tray_json(rules: str, board: Board, streak: int, tokens: int, spelled: list[
                              spelled)
 
 
-def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: int, method: str) -> TrayAnswer:
+def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: int, method: str,
+               time_limit: float | None = None) -> TrayAnswer:
+    """The tray's answer by ``method``; ``time_limit``: CP-SAT's seconds for all of it (None: 30),
+    refused with the search, which has no clock. CP-SAT's time running out first is no answer
+    and exit 1 (the input was good)."""
     variant = variant_arg(rules)
     if method not in METHODS:
         raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
     if method == "cpsat":
-        from solver.tray_cpsat import cpsat_answer
+        from solver.tray_cpsat import CpsatTimeout, cpsat_answer
 
-        return cpsat_answer(variant, board, tray, streak, tokens)
+        check_seconds(time_limit, allow_inf=True)
+        try:
+            return cpsat_answer(variant, board, tray, streak, tokens,
+                                CPSAT_SECONDS if time_limit is None else time_limit)
+        except CpsatTimeout as err:
+            say(f"error: no answer: {err}; give a longer --time-limit, or --method search")
+            raise typer.Exit(1) from None
+    if time_limit is not None:
+        raise RulesError("--time-limit: a limit for --method cpsat; the search has none (it answers in "
+                         "milliseconds)")
     return analyse_tray(variant, board, tray, streak, tokens)
 
 
@@ -95,6 +109,9 @@ def tray(
     streak: StreakOpt = 0,
     tokens: TokensOpt = 0,
     method: MethodOpt = "search",
+    time_limit: Annotated[Optional[float], float_option(
+        "--time-limit", help=f"--method cpsat: seconds for the whole answer (default {CPSAT_SECONDS:g}; "
+                             "inf: no limit); exit 1 when they run out first")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
@@ -103,7 +120,7 @@ def tray(
     spelled, pieces = parse_tray(tray)
     try:
         with live_status(f"tray ({method})"):
-            answer = solve_tray(rules, start, pieces, streak, tokens, method)
+            answer = solve_tray(rules, start, pieces, streak, tokens, method, time_limit)
     except KeyboardInterrupt:  # a tray's answer is all or nothing: there is no best so far to give
         interrupted("no answer: Ctrl-C stopped the tray's solve")
     if json_out:

@@ -31,6 +31,10 @@ from .variants import Variant
 SEED = 20240603  # fixed, with one worker, so every run gives the same plan
 
 
+class CpsatTimeout(Exception):
+    """CP-SAT's time limit ran out before the answer was proven (not bad input)."""
+
+
 @dataclass
 class CpsatTrayResult:
     placeable: bool
@@ -91,15 +95,17 @@ def cpsat_safe_moves(
     """Every first placement after which the rest of the tray can still be placed.
 
     One feasibility model, solved again with each safe first move found so far
-    forbidden, until it is infeasible. Raises ``TimeoutError`` if a solve is cut short.
+    forbidden, until it is infeasible. ``time_limit`` is the seconds for all the
+    solves together; raises ``CpsatTimeout`` if they do not end within it.
     """
     ids = [get_piece(p).id for p in pieces]
     if not ids:
         return []
+    deadline = time.perf_counter() + time_limit
     model = _TrayModel(variant, board, ids, 0, scoring=False)
     safe = []
     while True:
-        solver = _solver(time_limit)
+        solver = _solver(max(0.0, deadline - time.perf_counter()))
         # Many small feasibility solves: presolve costs more than it saves here, and the last
         # plan's later steps (hinted) often fit another first move. 188 safe moves on an empty
         # board: 6.4 s instead of 20.9 s; 120 seeded test trays: 23 s instead of 35 s.
@@ -108,7 +114,7 @@ def cpsat_safe_moves(
         if status == cp_model.INFEASIBLE:
             return sorted(safe, key=lambda m: (m.piece, m.row, m.col))
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            raise TimeoutError(f"CP-SAT safe moves: no answer within {time_limit} s")
+            raise CpsatTimeout(f"listed {len(safe)} safe first moves, not yet all, within {time_limit:.3g} s")
         first = model.plan(solver)[0]
         safe.append(first)
         model.forbid_first(first.piece, first.row, first.col)
@@ -122,17 +128,25 @@ def cpsat_answer(
     """What ``tenfold tray --method cpsat`` reports, in the search's ``TrayAnswer`` form.
 
     Ties on points are broken like the search (more empty cells, then fewer
-    isolated empty cells). Token rescues are not modelled.
+    isolated empty cells). Token rescues are not modelled. ``time_limit`` is the
+    seconds for the whole answer, the safe first moves included; ``CpsatTimeout``
+    when it runs out first.
     """
+    deadline = time.perf_counter() + time_limit
     result = cpsat_tray(variant, board, pieces, streak, time_limit, tie_break=True)
     if not result.optimal:
-        raise RulesError(f"CP-SAT found no proven answer within {time_limit} s; try --method search")
+        raise CpsatTimeout(f"CP-SAT proved no best plan within {time_limit:g} s")
     if not result.placeable:
         if tokens > 0:
             raise RulesError("--tokens: the tray does not fit, and --method cpsat does not model token rescues; "
                              "use --method search")
         return TrayAnswer(False, None, None)
-    safe = cpsat_safe_moves(variant, board, pieces, time_limit)
+    planned = time.perf_counter()
+    try:
+        safe = cpsat_safe_moves(variant, board, pieces, max(0.0, deadline - planned))
+    except CpsatTimeout as err:
+        raise CpsatTimeout(f"CP-SAT proved the best plan in {planned - (deadline - time_limit):.1f} s of "
+                           f"{time_limit:g}, then {err}") from None
     return TrayAnswer(True, result.best_score, result.plan, safe)
 
 

@@ -278,6 +278,53 @@ def test_cli_cpsat_rescue_is_a_clear_error():
     assert result.output.startswith("error: --tokens: ") and "--method search" in result.output
 
 
+# CP-SAT takes about 3.5 s to prove this tray's best plan on an empty board, and 10 s more to
+# list its safe first moves (one solve each)
+SLOW_TRAY = ["3x3", "L5-nw", "1x5"]
+
+
+def test_the_safe_moves_time_limit_is_for_all_their_solves():
+    """The limit was given to each of the many solves: a 1 s limit let this tray's safe moves
+    take over 10 s, and none ran out."""
+    import time
+
+    from solver.tray_cpsat import CpsatTimeout
+
+    start = time.perf_counter()
+    with pytest.raises(CpsatTimeout, match=r"^listed \d+ safe first moves, not yet all, within 1 s$"):
+        cpsat_safe_moves(find_variant("halloween"), Board(), SLOW_TRAY, time_limit=1)
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize("limit,says", [
+    ("1", "CP-SAT proved no best plan within 1 s"),
+    ("6", "CP-SAT proved the best plan in "),  # (then ran out listing the safe moves)
+])
+def test_cli_cpsat_time_limit_runs_out_with_exit_1(limit, says):
+    """``--time-limit`` is CP-SAT's budget for the whole answer; running out is no answer (exit 1,
+    nothing on stdout), not bad input. There was no such option: 30 s a solve, one solve per safe
+    first move."""
+    result = CliRunner().invoke(app, ["tray", "--rules", "halloween", "--tray", ",".join(SLOW_TRAY),
+                                      "--method", "cpsat", "--time-limit", limit, "--json"])
+    assert result.exit_code == 1, result.output
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"error: no answer: {says}") and result.stderr.endswith(
+        "; give a longer --time-limit, or --method search\n"), result.stderr
+
+
+@pytest.mark.parametrize("command", ["tray", "hint"])
+def test_cli_cpsat_time_limit_within_it_gives_the_answer(command):
+    board = parse_board("#########./" + "/".join(["#.########"] * 9))
+    args = [command, "--rules", "arabic", "--board", board.text(), "--tray", "1x1,2x1", "--json"]
+    expected = json.loads(CliRunner().invoke(app, args).stdout)
+    for limit in ("20", "inf"):
+        result = CliRunner().invoke(app, [*args, "--method", "cpsat", "--time-limit", limit])
+        assert result.exit_code == 0, result.output
+        answer = json.loads(result.stdout)
+        assert [answer[k] for k in ("placeable", "best_score", "safe_moves")] == [
+            expected[k] for k in ("placeable", "best_score", "safe_moves")], limit
+
+
 CPSAT_IN_A_THREAD = """
 import os, signal, threading, time
 from solver.board import Board
