@@ -217,3 +217,22 @@ def test_servers_opening_one_new_cache_at_once_all_open_it(tmp_path):
         assert len(stored(path)) == 4
         with sqlite3.connect(path) as db:
             assert db.execute("SELECT bytes FROM kept").fetchall() == [(sum(stored(path).values()),)]
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "3", '"an answer"', "true"])
+def test_a_cached_answer_that_is_not_an_object_is_a_miss(tmp_path, capsys, text):
+    """A row whose answer is valid JSON but no answer the server keeps (every one is an object) was
+    served as it was (``POST /hint`` answered 200 with ``[1, 2]``). It is a miss, with a note, and
+    the next put replaces it."""
+    cache = AnswerCache(tmp_path / "cache.db")
+    question = {"rules": "halloween", "tray": ["1x1"]}
+    cache.put(question, {"placeable": True})
+    with sqlite3.connect(str(tmp_path / "cache.db")) as db:
+        assert db.execute("UPDATE answers SET answer = ? WHERE key = ?", (text, AnswerCache.key(question))).rowcount == 1
+    assert cache.get(question) is None
+    assert (cache.hits, cache.misses) == (0, 1)
+    note = capsys.readouterr().err
+    assert note.startswith("note: cannot read the answer cache (ValueError: a cached answer is a JSON "), note
+    cache.put(question, {"placeable": False})
+    assert cache.get(question) == {"placeable": False}
+    cache.close()
