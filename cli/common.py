@@ -565,13 +565,13 @@ def _new_file_mode(path: Path) -> int:
 def progress(iterable=None, length: int | None = None, label: str = ""):
     """A progress bar on stderr; off a terminal (a pipe, a log file) nothing at all, where typer's
     bar would still print its label."""
-    return typer.progressbar(iterable, length=length, label=label, file=sys.stderr, hidden=not _terminal())
+    return typer.progressbar(iterable, length=length, label=label, file=sys.stderr, hidden=not terminal())
 
 
 def echo_above_progress(text: str) -> None:
     """A line of output while a progress bar is drawn: the bar's line is cleared first (it is
     drawn again at its next step), so that the two do not share a line of the terminal."""
-    if _terminal():
+    if terminal():
         sys.stderr.write("\r\033[K")
         sys.stderr.flush()
     typer.echo(text)
@@ -639,7 +639,7 @@ class Interrupt:
         self.requested = True
 
 
-def _terminal() -> bool:
+def terminal() -> bool:
     return sys.stderr.isatty()
 
 
@@ -647,7 +647,7 @@ def _terminal() -> bool:
 def live_status(label: str, status: bool = True, scores: bool = True):
     """A ``SearchStatus`` on stderr for the block when ``status`` and stderr is a terminal (like
     the progress bars: logs and pipes get nothing)."""
-    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY, scores=scores) if status and _terminal() else None
+    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY, scores=scores) if status and terminal() else None
     if line is not None:
         watch.WATCHERS.append(line)
     try:

@@ -21,6 +21,7 @@ from cli import export_cmd, hint_cmd, serve_cmd
 from cli import common, ten_cmds
 from cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, FlagsGroup
 from solver import watch
+from solver.jitcache import on_first_compile
 from solver.errors import MESSAGE_MOST, clipped
 
 
@@ -163,12 +164,20 @@ hint_cmd.register(app)
 serve_cmd.register(app)
 
 
+# Said when a command starts compiling the solver's kernels: about 40 s, in silence, where a
+# warm cache loads them in under a second (a stalled progress bar, a solve of a few nodes in 30 s).
+COMPILING = ("note: compiling the solver's kernels (numba), once after an install or an update: "
+             "up to about a minute")
+
+
 def main() -> None:
     # Ctrl-C as a KeyboardInterrupt, never raised inside a compiled kernel (watch.interrupt);
     # the console script (cli.entry) handles it while these modules load
     entry.keep_ctrl_c_ignored()  # (python -m cli.main; the console script did it as it started)
     signal.signal(signal.SIGINT, lambda signum, frame: watch.interrupt(frame))
     entry.take_stops_as_ctrl_c()
+    if common.terminal():  # (like the progress bars: logs and pipes get nothing)
+        on_first_compile(lambda: common.say(f"\r\x1b[K{COMPILING}"))
     app()
 
 

@@ -140,7 +140,7 @@ def play(
         raise RulesError(f"--variant: unknown variant {variant!r} (expected 'open' or 'hidden')")
 
     def show(position, colour, move, result):
-        if json_out and not common._terminal():  # the JSON holds the moves; the drawing is for a person
+        if json_out and not common.terminal():  # the JSON holds the moves; the drawing is for a person
             return
         src = f" from ({move.origin[0]},{move.origin[1]})" if move.origin else ""
         extra = "" if result.win_probability is None else f", p(win)={result.win_probability:.3f}"

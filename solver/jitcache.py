@@ -129,6 +129,26 @@ def cache_fallback(package: Path) -> Path | None:
 
 # --- time spent compiling -------------------------------------------------
 
+def on_first_compile(callback) -> None:
+    """Call ``callback()`` once, as this process starts its first compile (a cache miss: after an
+    install or an edit), in the thread that compiles; never in a process forked from this one
+    (a worker's compiles are its parent's to speak of, or not)."""
+    from numba.core import event
+
+    owner, fired = os.getpid(), []
+
+    class _First(event.Listener):
+        def on_start(self, ev) -> None:
+            if not fired and os.getpid() == owner:
+                fired.append(True)
+                callback()
+
+        def on_end(self, ev) -> None:
+            pass
+
+    event.register("numba:compile", _First())
+
+
 _compiling = {"depth": 0, "began": 0.0, "seconds": 0.0, "installed": False}
 
 

@@ -343,7 +343,7 @@ def test_cli_solve_shows_a_live_status_on_a_terminal(tmp_path, monkeypatch):
     from cli import common
     from solver import watch
 
-    monkeypatch.setattr(common, "_terminal", lambda: True)
+    monkeypatch.setattr(common, "terminal", lambda: True)
     monkeypatch.setattr(common, "STATUS_EVERY", 0.0)
     ticks = []
     watch.WATCHERS.append(lambda nodes, best: ticks.append(nodes) or len(ticks) == 8)  # then stop

@@ -137,6 +137,60 @@ def test_compile_seconds_counts_compiling_once_and_not_running():
     assert compile_seconds() == again
 
 
+FIRST_COMPILE = """
+import os, sys
+import numba
+from solver.jitcache import on_first_compile
+on_first_compile(lambda: print("first compile", flush=True))
+print("before", flush=True)
+@numba.njit(cache=False)
+def inner(x):
+    return x + 1
+@numba.njit(cache=False)
+def outer(x):
+    return inner(x) * 2
+assert outer(1) == 4 and inner(2.5) == 3.5  # three compiles (inner twice: int, then float)
+child = os.fork()
+if child == 0:  # a worker forked from the command compiles unheard
+    numba.njit(cache=False)(lambda x: x - 1)(1)
+    os._exit(0)
+os.waitpid(child, 0)
+print("after", flush=True)
+"""
+
+
+def test_the_first_compile_of_a_process_is_told_once():
+    """``on_first_compile``: once, as the process starts its first compile; not for the compiles
+    after it, nor in a process forked from it."""
+    repo = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", FIRST_COMPILE], capture_output=True, text=True, check=True,
+                         cwd=repo)
+    assert out.stdout.split("\n") == ["before", "first compile", "after", ""], out
+
+
+def test_a_command_on_a_terminal_says_it_is_compiling(monkeypatch, capsys, python_ctrl_c, stops_as_ctrl_c):
+    """A cold cache compiled the kernels for about 40 s in silence (a solve of 120 nodes took 30 s,
+    a progress bar stood still): a terminal is told, once; logs and pipes are not."""
+    from cli import common
+    from cli import main as cli_main
+
+    monkeypatch.setattr(sys, "argv", ["tenfold", "--version"])
+    for on_terminal in (False, True):
+        told = []
+        monkeypatch.setattr(cli_main, "on_first_compile", told.append)
+        monkeypatch.setattr(common, "terminal", lambda: on_terminal)
+        try:
+            cli_main.main()
+        except SystemExit as done:
+            assert done.code in (0, None)
+        assert len(told) == on_terminal
+    capsys.readouterr()
+    told[0]()  # as numba calls it, at the first compile
+    said = capsys.readouterr().err  # (click drops the line-clearing escape off a real terminal)
+    assert said.startswith("\r") and said.endswith(f"{cli_main.COMPILING}\n"), said
+    assert cli_main.COMPILING.startswith("note: compiling the solver's kernels")
+
+
 def _run_unwritable(root: Path, fallback: bool) -> subprocess.CompletedProcess:
     """g(1) in a fresh interpreter where numba can cache neither beside the package (its
     ``__pycache__`` is a file) nor in its user-wide folder ($XDG_CACHE_HOME is a file): as a

@@ -145,7 +145,7 @@ def test_solve_shows_a_live_status_and_ctrl_c_answers_with_the_deepest_finished_
                "rows": {"white": [2, 3, 1, 3, 1, 3, 2, 1, 3, 1, 2, 2, 2, 1],
                         "black": [3, 3, 2, 2, 1, 2, 1, 3, 3, 3, 1, 2, 2, 1, 1]}}
     example = write(tmp_path, opening)
-    monkeypatch.setattr(common, "_terminal", lambda: True)
+    monkeypatch.setattr(common, "terminal", lambda: True)
     monkeypatch.setattr(common, "STATUS_EVERY", 0.0)
     watch.WATCHERS.append(ctrl_c_after(12))
     try:
