@@ -41,6 +41,7 @@ class CpsatTrayResult:
     best_score: int | None
     plan: list[Placement] | None
     optimal: bool  # OPTIMAL, or INFEASIBLE proven; False when the time limit cut the solve short
+    points_proven: bool  # the points alone proven (with ``tie_break``, the health may still not be)
 
 
 def cpsat_tray(
@@ -65,7 +66,7 @@ def cpsat_tray(
         raise RulesError(f"streak must be 0 or more, got {streak}")
     ids = [get_piece(p).id for p in pieces]
     if not ids:
-        return CpsatTrayResult(True, 0, [], True)
+        return CpsatTrayResult(True, 0, [], True, True)
     deadline = time.perf_counter() + time_limit
     model = _TrayModel(variant, board, ids, streak)
     model.model.maximize(model.points)
@@ -73,8 +74,9 @@ def cpsat_tray(
     status = watch.solve_cpsat(solver, model.model)
     optimal = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return CpsatTrayResult(False, None, None, optimal)
+        return CpsatTrayResult(False, None, None, optimal, optimal)
     points, plan = solver.value(model.points), model.plan(solver)
+    points_proven = optimal
     if tie_break and optimal:
         # Lexicographic: the points proven first, then the health among the plans scoring them,
         # from this plan. One weighted objective took over 60 s to prove on an empty board
@@ -86,7 +88,7 @@ def cpsat_tray(
         optimal = status == cp_model.OPTIMAL
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             plan = model.plan(solver)
-    return CpsatTrayResult(True, points, plan, optimal)
+    return CpsatTrayResult(True, points, plan, optimal, points_proven)
 
 
 def cpsat_safe_moves(
@@ -135,7 +137,9 @@ def cpsat_answer(
     deadline = time.perf_counter() + time_limit
     result = cpsat_tray(variant, board, pieces, streak, time_limit, tie_break=True)
     if not result.optimal:
-        raise CpsatTimeout(f"CP-SAT proved no best plan within {time_limit:g} s")
+        raise CpsatTimeout(f"CP-SAT proved the best points, {result.best_score}, but not the board health among "
+                           f"the plans scoring them within {time_limit:g} s" if result.points_proven else
+                           f"CP-SAT proved no best plan within {time_limit:g} s")
     if not result.placeable:
         if tokens > 0:
             raise RulesError("--tokens: the tray does not fit, and --method cpsat does not model token rescues; "

@@ -312,6 +312,31 @@ def test_cli_cpsat_time_limit_runs_out_with_exit_1(limit, says):
         "; give a longer --time-limit, or --method search\n"), result.stderr
 
 
+def test_a_time_out_in_the_health_solve_says_the_points_were_proven(monkeypatch):
+    """The points proven, the health among the plans scoring them not (its solve cut short, here
+    made to be): the message said "proved no best plan", as if the points were not known."""
+    from ortools.sat.python import cp_model
+
+    from solver import tray_cpsat
+    from solver.tray_cpsat import CpsatTimeout
+
+    real, calls = tray_cpsat.watch.solve_cpsat, []
+
+    def second_runs_out(solver, model):
+        calls.append(1)
+        return real(solver, model) if len(calls) == 1 else cp_model.UNKNOWN
+
+    monkeypatch.setattr(tray_cpsat.watch, "solve_cpsat", second_runs_out)
+    variant, pieces = find_variant("halloween"), ["1x1", "2x2"]
+    best = TraySearch(variant, Board(), Streak.carried_in(0)).best(pieces)[0]
+    result = cpsat_tray(variant, Board(), pieces, 0, tie_break=True)
+    assert (result.optimal, result.points_proven, result.best_score) == (False, True, best)
+    calls.clear()
+    with pytest.raises(CpsatTimeout, match=rf"^CP-SAT proved the best points, {best}, but not the board health "
+                                           r"among the plans scoring them within 7 s$"):
+        cpsat_answer(variant, Board(), pieces, time_limit=7)
+
+
 @pytest.mark.parametrize("command", ["tray", "hint"])
 def test_cli_cpsat_time_limit_within_it_gives_the_answer(command):
     board = parse_board("#########./" + "/".join(["#.########"] * 9))
