@@ -640,7 +640,8 @@ class Interrupt:
 
 
 def terminal() -> bool:
-    return sys.stderr.isatty()
+    """Whether stderr is a terminal (not when it is closed: None, or a file that fails)."""
+    return _a_terminal(sys.stderr)
 
 
 @contextmanager
