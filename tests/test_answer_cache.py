@@ -24,6 +24,13 @@ def stored(path) -> dict[str, int]:
         return dict(db.execute("SELECT key, size FROM answers"))
 
 
+def kept_bytes(path) -> int:
+    """The size the cache keeps of its answers, read without the cache's code (its one row)."""
+    with sqlite3.connect(str(path)) as db:
+        (row,) = db.execute("SELECT bytes FROM kept").fetchall()
+    return row[0]
+
+
 class LruModel:
     """The rule, written plainly: answers in order of last use (a put or a hit); past ``limit``
     bytes, the oldest go until the rest fit."""
@@ -47,14 +54,16 @@ def test_the_cache_keeps_its_size_and_drops_the_least_recently_used(tmp_path, se
     """Players' positions are new without end: a cache that kept every answer grew a server's
     disk without end (336 MB over 150,000 hint requests in a helper's audit). Two servers
     sharing the file (two connections, as two processes have) keep one size and one order of
-    use: each kept its own count of both, and four went to twice the size (a review)."""
+    use: each kept its own count of both, and four went to twice the size (a review). A question
+    put again (a solve of it that another server finished first) is a use, and its new size
+    replaces the old in the size kept (neither was held by a test: a mutation audit)."""
     path = tmp_path / "cache.sqlite3"
     limit = 12_000
     caches = [AnswerCache(path, max_bytes=limit) for _ in range(servers)]
     model = LruModel(limit)
     rng = random.Random(2026)
     questions = [{"rules": "halloween", "board": f"board {i}", "tray": ["1x1"]} for i in range(300)]
-    asked = []
+    asked, answers = [], {}
     for step in range(900):
         cache = rng.choice(caches)
         if asked and rng.random() < 0.4:  # a question asked before: a hit if it is still kept
@@ -63,18 +72,22 @@ def test_the_cache_keeps_its_size_and_drops_the_least_recently_used(tmp_path, se
             answer = cache.get(question)
             assert (answer is not None) == (key in model.items)
             if answer is not None:
-                assert answer == {"plan": question["board"], "pad": "x" * len(question["board"]) * 20}
+                assert answer == {"plan": question["board"], "pad": "x" * answers[key]}
                 model.use(key)
         else:
-            question = questions[len(asked) % len(questions)]
-            answer = {"plan": question["board"], "pad": "x" * len(question["board"]) * 20}
+            again = model.items and rng.random() < 0.3  # a question kept, put again, of another size
+            question = rng.choice(asked) if again else questions[len(asked) % len(questions)]
+            pad = rng.randint(50, 400) if again else len(question["board"]) * 20
+            answer = {"plan": question["board"], "pad": "x" * pad}
             cache.put(question, answer)
             key = AnswerCache.key(question)
             model.put(key, len(key.encode()) + len(json.dumps(answer).encode()))
+            answers[key] = pad
             asked.append(question)
         kept = stored(path)
         assert kept == dict(model.items)  # the same answers, the same sizes
         assert sum(kept.values()) <= limit
+        assert kept_bytes(path) == sum(kept.values())
     assert len(model.items) < len(set(map(json.dumps, asked)))  # answers were dropped on the way
     for cache in caches:
         cache.close()
@@ -92,7 +105,8 @@ def test_opening_a_cache_gives_back_the_disk_a_large_deletion_freed(tmp_path):
     assert path.stat().st_size > 12 << 20
     smaller = AnswerCache(path, max_bytes=1 << 20)
     assert sum(stored(path).values()) <= 1 << 20
-    assert path.stat().st_size < 3 << 20
+    wal = tmp_path / "cache.sqlite3-wal"  # (the shrink's own pages, checkpointed and cut back after it)
+    assert path.stat().st_size + (wal.stat().st_size if wal.exists() else 0) < 3 << 20
     assert smaller.get({"q": 5999}) == {"a": "w" * 2000}
     smaller.close()
 
@@ -177,13 +191,17 @@ def test_a_small_cache_takes_about_twice_its_size_on_disk_log_included(tmp_path,
     wal = tmp_path / "cache.sqlite3-wal"
     cache = AnswerCache(path, max_bytes=mb << 20)
     rng = random.Random(mb)
-    most = 0
+    most = log_most = 0
     for i in range(4 * mb * 500):  # four times the cache's size, about 2 KB an answer
         cache.put({"q": i}, {"a": "w" * rng.randint(300, 4000)})
+        log = wal.stat().st_size if wal.exists() else 0
+        log_most = max(log_most, log)
         if i % 50 == 0:
-            most = max(most, path.stat().st_size + (wal.stat().st_size if wal.exists() else 0))
+            most = max(most, path.stat().st_size + log)
     cache.close()
     assert most <= 2 * (mb << 20), most
+    # checkpointed at a quarter of the cache's size, after the put that crosses it (a few pages)
+    assert log_most <= (mb << 20) / 4 + (64 << 10), log_most
 
 
 def _open_and_put(path: str, barrier, i: int, errors) -> None:
@@ -196,16 +214,25 @@ def _open_and_put(path: str, barrier, i: int, errors) -> None:
         errors.put(f"{type(err).__name__}: {err}")
 
 
-def test_servers_opening_one_new_cache_at_once_all_open_it(tmp_path):
+@pytest.mark.parametrize("old", [False, True])
+def test_servers_opening_one_new_cache_at_once_all_open_it(tmp_path, old):
     """Four processes opening a new file at the same moment: some failed ('duplicate column name:
     used', each adding the columns outside a transaction; 'database is locked', turning the
-    write-ahead log on), and served without a cache (14 failed openings in 30 trials of four)."""
+    write-ahead log on), and served without a cache (14 failed openings in 30 trials of four).
+    ``old``: a file made before answers' uses and sizes were kept, already in write-ahead mode,
+    which only the transaction around adding the columns keeps whole (a mutation audit: a new
+    file did not show it)."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
     errors = context.Queue()
     for trial in range(15):
         path = str(tmp_path / f"cache{trial}.sqlite3")
+        if old:
+            with sqlite3.connect(path) as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("CREATE TABLE answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, "
+                           "hits INTEGER NOT NULL DEFAULT 0)")
         barrier = context.Barrier(4)
         openers = [context.Process(target=_open_and_put, args=(path, barrier, i, errors)) for i in range(4)]
         for opener in openers:
@@ -235,4 +262,51 @@ def test_a_cached_answer_that_is_not_an_object_is_a_miss(tmp_path, capsys, text)
     assert note.startswith("note: cannot read the answer cache (ValueError: a cached answer is a JSON "), note
     cache.put(question, {"placeable": False})
     assert cache.get(question) == {"placeable": False}
+    cache.close()
+
+
+def test_an_exact_fit_keeps_every_answer(tmp_path):
+    """The cache's size is the most it keeps: answers that fill it exactly all stay."""
+    path = tmp_path / "cache.sqlite3"
+    answer = {"plan": "y" * 100}
+    size = len(AnswerCache.key({"q": "a"}).encode()) + len(json.dumps(answer).encode())
+    cache = AnswerCache(path, max_bytes=2 * size)
+    cache.put({"q": "a"}, answer)
+    cache.put({"q": "b"}, answer)
+    assert sorted(stored(path)) == sorted(AnswerCache.key({"q": q}) for q in "ab")
+    cache.put({"q": "c"}, answer)
+    assert sorted(stored(path)) == sorted(AnswerCache.key({"q": q}) for q in "bc")
+    cache.close()
+
+
+def test_a_miss_and_a_closed_cache_say_nothing(tmp_path, capsys):
+    """Notes are for a cache that fails: a plain miss, and a request still running as the server
+    closes the cache, get none; the cache's folder is made where it is missing."""
+    cache = AnswerCache(tmp_path / "made" / "here" / "cache.sqlite3")
+    assert cache.get({"q": 1}) is None
+    cache.put({"q": 1}, {"a": 1})
+    assert cache.get({"q": 1}) == {"a": 1}
+    cache.close()
+    assert cache.get({"q": 1}) is None
+    cache.put({"q": 2}, {"a": 2})
+    assert capsys.readouterr().err == ""
+    assert (tmp_path / "made" / "here" / "cache.sqlite3").is_file()
+    assert (cache.hits, cache.misses) == (1, 2)  # (a closed cache's answer is a miss)
+
+
+def test_a_cache_with_sizes_but_no_size_kept_starts_from_its_answers(tmp_path):
+    """A file of the release that kept answers' sizes but not their sum: the sum starts as the
+    sizes of the answers left once another solver's are gone, and the cache keeps to its size."""
+    path = tmp_path / "cache.sqlite3"
+    key = AnswerCache.key({"q": "kept"})
+    with sqlite3.connect(str(path)) as db:
+        db.execute("CREATE TABLE answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, hits INTEGER NOT NULL "
+                   "DEFAULT 0, used INTEGER NOT NULL DEFAULT 0, size INTEGER NOT NULL DEFAULT 0)")
+        db.execute("INSERT INTO answers VALUES ('0123456789abcdef:{}', '{}', 0, 1, 50000)")  # another solver's
+        db.execute("INSERT INTO answers VALUES (?, '{}', 0, 2, 700)", (key,))
+    cache = AnswerCache(path, max_bytes=3000)
+    assert stored(path) == {key: 700} and kept_bytes(path) == 700
+    for i in range(40):
+        cache.put({"q": i}, {"a": "z" * 100})
+        assert kept_bytes(path) == sum(stored(path).values()) <= 3000
     cache.close()
