@@ -236,6 +236,45 @@ def test_a_replay_against_the_deals_refuses_a_piece_not_dealt(tmp_path):
     assert turns.exit_code == 2 and "give a flat list" in turns.output
 
 
+@pytest.mark.parametrize("name", ["arabic", "sudoku"])
+def test_a_replay_takes_its_streak_and_tokens_with_the_deals_as_without(name, tmp_path):
+    """``--streak`` and ``--tokens`` (default: the mode's) hold for a replay against the trays
+    dealt as for a free one: a dealt replay that dropped either, or a default one token off,
+    survived every test (a mutation audit)."""
+    moves = tmp_path / "moves.json"
+    deals = tmp_path / "deals.txt"
+    deals.write_text("1x1 1x1 1x1\n")
+    board = "/".join(["#" * 10] * 10)
+    allowed = find_variant(name).mode(None).tokens
+    for dealt in ([], ["--seed", "3"], ["--deals", str(deals)]):
+        moves.write_text("[]")
+        streak = CliRunner().invoke(app, ["replay", "--rules", name, *dealt, "--streak", "5", "--moves", str(moves),
+                                          "--json"])
+        assert streak.exit_code == 0 and json.loads(streak.stdout)["streak"] == 5, (dealt, streak.output)
+        for count, given in ((allowed, []), (1, ["--tokens", "1"])):
+            removes = [{"token": "remove", "row": 0, "col": c} for c in range(count + 1)]
+            moves.write_text(json.dumps(removes[:count]))
+            run = ["replay", "--rules", name, "--board", board, *dealt, *given, "--moves", str(moves)]
+            assert CliRunner().invoke(app, run).exit_code == 0, (dealt, given)
+            moves.write_text(json.dumps(removes))
+            over = CliRunner().invoke(app, run)
+            assert over.exit_code == 2 and "no tokens left" in over.output, (dealt, given, over.output)
+    refused = CliRunner().invoke(app, ["replay", "--rules", name, "--seed", "-1", "--moves", str(moves)])
+    assert refused.exit_code == 2 and "--seed" in refused.output
+
+
+def test_play_with_fewer_deals_than_trays_asked_plays_them_all_and_is_not_over(tmp_path):
+    """``--trays`` past the trays of ``--deals`` plays the deals (a game that ran out of trays is
+    not over: ``over`` says the board could take no more)."""
+    deals = tmp_path / "deals.txt"
+    deals.write_text("1x1 1x1 1x1\n1x2 2x1 1x1\n")
+    result = CliRunner().invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals", str(deals),
+                                      "--trays", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert (answer["trays"], answer["over"], len(answer["moves"])) == (2, False, 6), answer
+
+
 def _full_sudoku_board(seed: int) -> str:
     return ref.grid_text(filled_grid(random.Random(f"x{seed}"), "sudoku", 0.5, 0.7))
 
