@@ -296,6 +296,80 @@ def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_timeout(monkeypatch, 
         assert "did not come in whole within 1 s" in json.loads(body)["error"]
 
 
+def _exchange(server, data: bytes, pause_after: int | None = None, pause: float = 0.0) -> tuple[bytes, float]:
+    """Send ``data`` (waiting ``pause`` s after its first ``pause_after`` bytes), then read until
+    the server closes: (the reply, the seconds from the first byte sent)."""
+    with socket.create_connection(server.server_address[:2], timeout=10) as conn:
+        start = time.monotonic()
+        if pause_after is None:
+            conn.sendall(data)
+        else:
+            conn.sendall(data[:pause_after])
+            time.sleep(pause)
+            conn.sendall(data[pause_after:])
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks), time.monotonic() - start
+
+
+def test_a_body_of_exactly_the_largest_size_is_read():
+    """The body's limit is the most it may be: 65,536 bytes exactly is read, sent with a length or
+    in one chunk (a limit one byte short survived every test: a mutation audit)."""
+    from cli.api import MAX_BODY
+
+    server = running(Api({}, None))
+    body = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode()
+    body += b" " * (MAX_BODY - len(body))
+    head = b"POST /hint HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+    try:
+        for framing in (b"Content-Length: %d\r\n\r\n%s" % (len(body), body),
+                        b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)):
+            reply, _ = _exchange(server, head + framing)
+            assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+            over, _ = _exchange(server, head + framing.replace(body, body + b" ").replace(
+                b"%x\r\n" % len(body), b"%x\r\n" % (len(body) + 1)).replace(
+                b"Length: %d" % len(body), b"Length: %d" % (len(body) + 1)))
+            assert over.startswith(b"HTTP/1.1 413"), over[:200]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_each_request_of_a_kept_alive_connection_has_the_timeout_from_the_last_answer(monkeypatch):
+    """A connection's later requests each get the timeout afresh from the answer before (idle
+    time counts): one deadline for the whole connection survived every test (a mutation audit)."""
+    monkeypatch.setattr(ApiHandler, "timeout", 1)
+    server = running(Api({}, None))
+    try:
+        conn = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
+        for i in range(3):  # 1.4 s in all, past one timeout
+            if i:
+                time.sleep(0.7)
+            conn.request("GET", "/health")
+            answer = conn.getresponse()
+            answer.read()
+            assert answer.status == 200, i
+        conn.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_body_that_stops_coming_is_cut_at_the_requests_deadline_not_a_timeout_after_its_last_byte(monkeypatch):
+    """Each read of the body waits for the time the request has left, not a whole timeout: a byte
+    at 1.2 s of a 2 s timeout, then silence, held the request to 3.2 s (a mutation audit)."""
+    monkeypatch.setattr(ApiHandler, "timeout", 2)
+    server = running(Api({}, None))
+    request = b"POST /hint HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{\""
+    try:
+        reply, took = _exchange(server, request, pause_after=len(request) - 1, pause=1.2)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert reply.startswith(b"HTTP/1.1 408") and took < 2.8, (took, reply[:60])
+
+
 def test_an_answer_cache_that_fails_costs_only_the_saving(tmp_path, capsys):
     """Another process holds the database's write lock (a second server, a backup), or the
     table is of another shape: hints are still answered, right, with a note on stderr."""
