@@ -761,7 +761,8 @@ def test_every_number_option_takes_a_number_written_as_one():
             with pytest.raises(typer.BadParameter, match="expected a number, got"):
                 option.parser(bad)
         for good, value in (("2", 2.0), ("0.5", 0.5), (".5", 0.5), ("5.", 5.0), ("1e-3", 0.001), ("-1", -1.0),
-                            ("inf", float("inf")), ("INF", float("inf"))):
+                            ("inf", float("inf")), ("INF", float("inf")), ("+inf", float("inf")),
+                            ("-inf", float("-inf"))):
             assert option.parser(good) == value, (command, name, good)
         # (a float made 1e-400 0 and 1e400 inf, and a range error then quoted "got 0.0")
         for beyond in ("1e-400", "-0.1e-330", "1e400", "-2e308", "1.8e308"):
