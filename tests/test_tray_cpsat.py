@@ -318,6 +318,16 @@ def test_cli_cpsat_time_limit_runs_out_with_exit_1(command, limit, says):
     assert took < float(limit) + 1.5, took  # (the safe moves given the whole limit again took 2x)
 
 
+def test_the_health_solve_has_what_the_points_solve_left_of_the_limit(monkeypatch):
+    from solver import tray_cpsat
+
+    given, real = [], tray_cpsat._solver
+    monkeypatch.setattr(tray_cpsat, "_solver", lambda seconds: given.append(seconds) or real(seconds))
+    result = cpsat_tray(find_variant("halloween"), Board(), ["1x1", "2x2"], 0, time_limit=20, tie_break=True)
+    assert result.optimal and len(given) == 2
+    assert given[0] == 20 and 0 < given[1] < 20, given
+
+
 def test_cli_cpsat_time_limit_defaults_to_30_s(monkeypatch):
     from solver import tray_cpsat
 
