@@ -370,6 +370,25 @@ def test_a_body_that_stops_coming_is_cut_at_the_requests_deadline_not_a_timeout_
     assert reply.startswith(b"HTTP/1.1 408") and took < 2.8, (took, reply[:60])
 
 
+@pytest.mark.parametrize("past", [0.0001, 0.1, 5.0])
+def test_a_read_begun_past_the_deadline_times_out(past):
+    """A read that begins once the request's time is up is a time-out (answered 408), whatever
+    the time past: a socket given a negative timeout raises ValueError instead (a mutation audit:
+    reads up to half a second late did)."""
+    from types import SimpleNamespace
+
+    from cli.serve_cmd import _DeadlineReader
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(b"x")  # (there is a byte to read: only the clock refuses it)
+        handler = SimpleNamespace(deadline=time.monotonic() - past, connection=ours, timeout=1)
+        with pytest.raises(TimeoutError, match="did not come in whole in time"):
+            _DeadlineReader(handler).readinto(bytearray(8))
+        handler.deadline = time.monotonic() + 1
+        assert _DeadlineReader(handler).readinto(buffer := bytearray(8)) == 1 and buffer[:1] == b"x"
+
+
 def test_an_answer_cache_that_fails_costs_only_the_saving(tmp_path, capsys):
     """Another process holds the database's write lock (a second server, a backup), or the
     table is of another shape: hints are still answered, right, with a note on stderr."""
