@@ -161,7 +161,7 @@ class AnswerCache:
         try:
             row = self._execute("SELECT answer FROM answers WHERE key = ?", (key,))
             answer = None if row is None else json.loads(row[0])
-            if answer is not None and not isinstance(answer, dict):  # (every answer the server keeps is)
+            if row is not None and not isinstance(answer, dict):  # (every answer the server keeps is one)
                 raise ValueError(f"a cached answer is a JSON {type(answer).__name__}, not an object")
         except (sqlite3.Error, ValueError) as err:
             self._note("read", err)

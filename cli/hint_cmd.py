@@ -9,7 +9,7 @@ import typer
 from cli.common import (board_arg, check_seconds, check_streak_and_tokens, cli_errors, emit_json, float_option,
                         variant_arg)
 from cli.tray_cmd import (
-    BoardOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, draw_plan, parse_tray, solve_tray, tray_json,
+    BoardOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, answer_tray, draw_plan, parse_tray, tray_json,
 )
 from solver.board import Board
 from solver.errors import RulesError
@@ -32,7 +32,7 @@ def hint(
         "--time-limit", help="seconds the expert's answer may take from the command's start (--policy expert; "
                             "default 1; starting tenfold and loading its compiled kernels count, compiling them "
                             "after an install does not; 0: no lookahead); with --method cpsat, CP-SAT's seconds "
-                            "for the whole answer (default 30; inf: no limit)")] = None,
+                            "for the whole answer, from when its solve starts (default 30; inf: no limit)")] = None,
     fixed_rounds: Annotated[bool, typer.Option(
         "--fixed-rounds", help="expert: run every lookahead round whatever the clock, so the same input gets "
                                "the same plan on any machine")] = False,
@@ -62,7 +62,7 @@ def hint(
     if time_limit is not None and method != "cpsat":
         raise RulesError(f"--time-limit: a setting of the expert's lookahead or of --method cpsat, not of "
                          f"--policy {policy} with --method {method or 'search'}")
-    answer = solve_tray(rules, start, pieces, streak, tokens, "search" if method is None else method, time_limit)
+    answer = answer_tray(rules, start, pieces, streak, tokens, "search" if method is None else method, time_limit)
     if json_out:
         emit_json(tray_json(rules, start, streak, tokens, spelled, answer))
         return

@@ -13,7 +13,7 @@ from cli.draw import draw_board
 from solver.board import Board
 from solver.deals import TRAY_SIZE
 from solver.engine import Game, Streak
-from solver.errors import RulesError
+from solver.errors import CpsatTimeout, RulesError
 from solver.moves import Placement
 from solver.pieces import canonical_ids, placement_mask
 from solver.spelling import spell_moves, spell_tray_answer
@@ -51,26 +51,36 @@ def tray_json(rules: str, board: Board, streak: int, tokens: int, spelled: list[
 
 def solve_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: int, method: str,
                time_limit: float | None = None) -> TrayAnswer:
-    """The tray's answer by ``method``; ``time_limit``: CP-SAT's seconds for all of it (None: 30),
-    refused with the search, which has no clock. CP-SAT's time running out first is no answer
-    and exit 1 (the input was good)."""
+    """The tray's answer by ``method``; ``time_limit``: CP-SAT's seconds for all of it, from when
+    its solve starts (None: 30), refused with the search, which has no clock. ``CpsatTimeout``
+    when CP-SAT's time runs out first."""
     variant = variant_arg(rules)
     if method not in METHODS:
         raise RulesError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
     if method == "cpsat":
-        from solver.tray_cpsat import CpsatTimeout, cpsat_answer
+        from solver.tray_cpsat import cpsat_answer
 
         check_seconds(time_limit, allow_inf=True)
-        try:
-            return cpsat_answer(variant, board, tray, streak, tokens,
-                                CPSAT_SECONDS if time_limit is None else time_limit)
-        except CpsatTimeout as err:
-            say(f"error: no answer: {err}; give a longer --time-limit, or --method search")
-            raise typer.Exit(1) from None
+        return cpsat_answer(variant, board, tray, streak, tokens, CPSAT_SECONDS if time_limit is None else time_limit)
     if time_limit is not None:
         raise RulesError("--time-limit: a limit for --method cpsat; the search has none (it answers in "
                          "milliseconds)")
     return analyse_tray(variant, board, tray, streak, tokens)
+
+
+def answer_tray(rules: str, board: Board, tray: list[str], streak: int, tokens: int, method: str,
+                time_limit: float | None) -> TrayAnswer:
+    """``solve_tray`` as ``tray`` and ``hint`` run it: a live status line on a terminal; Ctrl-C, or
+    CP-SAT's time running out, is no answer (exit 130, exit 1: the input was good), said once the
+    status line is gone."""
+    try:
+        with live_status(f"tray ({method})"):
+            return solve_tray(rules, board, tray, streak, tokens, method, time_limit)
+    except KeyboardInterrupt:  # a tray's answer is all or nothing: there is no best so far to give
+        interrupted("no answer: Ctrl-C stopped the tray's solve")
+    except CpsatTimeout as err:
+        say(f"error: no answer: {err}; give a longer --time-limit, or --method search")
+        raise typer.Exit(1) from None
 
 
 def draw_plan(rules: str, board: Board, tray: list[str], answer: TrayAnswer, streak: int,
@@ -110,19 +120,15 @@ def tray(
     tokens: TokensOpt = 0,
     method: MethodOpt = "search",
     time_limit: Annotated[Optional[float], float_option(
-        "--time-limit", help=f"--method cpsat: seconds for the whole answer (default {CPSAT_SECONDS:g}; "
-                             "inf: no limit); exit 1 when they run out first")] = None,
+        "--time-limit", help=f"--method cpsat: seconds for the whole answer, from when its solve starts "
+                             f"(default {CPSAT_SECONDS:g}; inf: no limit); exit 1 when they run out first")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Can the tray be placed; its best plan (most points, then board health); safe first moves."""
     check_streak_and_tokens(streak, tokens, rules)
     start = board_arg(board)
     spelled, pieces = parse_tray(tray)
-    try:
-        with live_status(f"tray ({method})"):
-            answer = solve_tray(rules, start, pieces, streak, tokens, method, time_limit)
-    except KeyboardInterrupt:  # a tray's answer is all or nothing: there is no best so far to give
-        interrupted("no answer: Ctrl-C stopped the tray's solve")
+    answer = answer_tray(rules, start, pieces, streak, tokens, method, time_limit)
     if json_out:
         emit_json(tray_json(rules, start, streak, tokens, spelled, answer))
         return

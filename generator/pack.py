@@ -153,6 +153,11 @@ def _run_local(build: Callable[[int], dict[str, Any]], seeds: list[int], workers
         for seed in seeds:
             yield build(seed)
         return
+    from solver.campaign_jit import warm_up
+
+    # loaded (or compiled, once, where a terminal is told) before the fork: the workers inherit it,
+    # where each compiled it on a cold cache, unheard, under a bar standing at 0 %
+    warm_up()
     # a stop (the caller closing this) drops the candidates under way and those not started
     yield from answers_in_order(build, seeds, workers, name=lambda seed: f"the candidate of seed {seed}")
 

@@ -13,6 +13,12 @@ class FormatError(TenfoldError):
     """A malformed board, move, level, pack or position file."""
 
 
+class CpsatTimeout(Exception):
+    """CP-SAT's time limit ran out before its answer was proven: no answer, but not bad input
+    (the CLI says so and exits 1). Here, not in ``tray_cpsat``, so that the CLI can name it
+    without loading OR-Tools."""
+
+
 # The most characters of an error message as shown: one that quotes a value thousands of
 # characters long keeps its start (the field and what was expected) and its end.
 MESSAGE_MOST = 600

@@ -130,16 +130,19 @@ def cache_fallback(package: Path) -> Path | None:
 # --- time spent compiling -------------------------------------------------
 
 def on_first_compile(callback) -> None:
-    """Call ``callback()`` once, as this process starts its first compile (a cache miss: after an
-    install or an edit), in the thread that compiles; never in a process forked from this one
-    (a worker's compiles are its parent's to speak of, or not)."""
+    """Call ``callback()`` once, as this process starts its first compile of a function (a cache
+    miss: after an install or an edit), in the thread that compiles; never in a process forked
+    from this one (a worker's compiles are its parent's to speak of, or not). An object-mode block
+    (the campaign search's clock) is compiled at its first run in every process and never cached
+    (tens of ms): it is no sign of an install, and is passed over."""
     from numba.core import event
+    from numba.core.dispatcher import LiftedCode
 
     owner, fired = os.getpid(), []
 
     class _First(event.Listener):
         def on_start(self, ev) -> None:
-            if not fired and os.getpid() == owner:
+            if not fired and os.getpid() == owner and not isinstance(ev.data.get("dispatcher"), LiftedCode):
                 fired.append(True)
                 callback()
 

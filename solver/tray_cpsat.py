@@ -22,17 +22,13 @@ from ortools.sat.python import cp_model
 from . import watch
 from .bitboard import CELLS, SIZE, scan_cells
 from .board import Board
-from .errors import RulesError
+from .errors import CpsatTimeout, RulesError
 from .moves import Placement
 from .pieces import Spot, get_piece, placements
 from .tray import TrayAnswer
 from .variants import Variant
 
 SEED = 20240603  # fixed, with one worker, so every run gives the same plan
-
-
-class CpsatTimeout(Exception):
-    """CP-SAT's time limit ran out before the answer was proven (not bad input)."""
 
 
 @dataclass

@@ -246,7 +246,7 @@ def test_servers_opening_one_new_cache_at_once_all_open_it(tmp_path, old):
             assert db.execute("SELECT bytes FROM kept").fetchall() == [(sum(stored(path).values()),)]
 
 
-@pytest.mark.parametrize("text", ["[1, 2]", "3", '"an answer"', "true"])
+@pytest.mark.parametrize("text", ["[1, 2]", "3", '"an answer"', "true", "null"])
 def test_a_cached_answer_that_is_not_an_object_is_a_miss(tmp_path, capsys, text):
     """A row whose answer is valid JSON but no answer the server keeps (every one is an object) was
     served as it was (``POST /hint`` answered 200 with ``[1, 2]``). It is a miss, with a note, and

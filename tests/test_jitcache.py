@@ -171,7 +171,7 @@ print("after", flush=True)
 
 def test_the_first_compile_of_a_process_is_told_once():
     """``on_first_compile``: once, as the process starts its first compile (before it ends);
-    not for the compiles after it, nor in a process forked from it, before it or after."""
+    not for the compiles after it, nor in a process forked from it before it."""
     repo = Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, "-c", FIRST_COMPILE], capture_output=True, text=True, check=True,
                          cwd=repo)
@@ -179,6 +179,30 @@ def test_the_first_compile_of_a_process_is_told_once():
     ends = lines.count("a compile ended")
     assert lines[:4] == ["before", "a compile ended", "child done", "first compile"], out  # (the child's end)
     assert lines[4:] == ["a compile ended"] * (ends - 1) + ["after", ""] and ends >= 4, out
+
+
+OBJECT_MODE = """
+import sys
+from solver.jitcache import on_first_compile
+on_first_compile(lambda: print("told", flush=True))
+sys.path.insert(0, sys.argv[1])
+from clocked import tick
+print(tick(2))
+"""
+CLOCKED = "import numba as nb\n\n\n@nb.njit(cache=True)\ndef tick(x):\n    with nb.objmode(now='float64'):\n" \
+          "        now = 1.0\n    return x + now\n"
+
+
+def test_a_warm_cache_is_not_told_of_an_object_mode_block(tmp_path):
+    """An object-mode block (the campaign search reads its clock in one) is compiled at its first
+    run in every process, from a warm cache too: solve, verify and generate said "compiling the
+    solver's kernels" at every run on a terminal (a review). The cold run is told; the warm one,
+    which compiles only that block, is not."""
+    (tmp_path / "clocked.py").write_text(CLOCKED)
+    repo = Path(__file__).resolve().parent.parent
+    runs = [subprocess.run([sys.executable, "-c", OBJECT_MODE, str(tmp_path)], capture_output=True, text=True,
+                           check=True, cwd=repo).stdout for _ in range(2)]
+    assert runs == ["told\n3.0\n", "3.0\n"], runs
 
 
 def test_a_command_on_a_terminal_says_it_is_compiling(monkeypatch, capsys, python_ctrl_c, stops_as_ctrl_c):
