@@ -158,13 +158,9 @@ if child == 0:  # a worker forked before the command's first compile compiles un
     os._exit(0)
 os.waitpid(child, 0)
 print("child done", flush=True)
-@numba.njit(cache=False)
-def inner(x):
-    return x + 1
-@numba.njit(cache=False)
-def outer(x):
-    return inner(x) * 2
-assert outer(1) == 4 and inner(2.5) == 3.5  # three compiles (inner twice: int, then float)
+add_one = numba.njit(cache=False)(lambda x: x + 1)
+assert add_one(1) == 2 and add_one(2.5) == 3.5  # three compiles: add_one twice (int, then float), double
+assert numba.njit(cache=False)(lambda x: x * 2)(1) == 2
 print("after", flush=True)
 """
 
