@@ -299,12 +299,14 @@ def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_timeout(monkeypatch, 
 def _exchange(server, data: bytes, pause_after: int | None = None, pause: float = 0.0) -> tuple[bytes, float]:
     """Send ``data`` (waiting ``pause`` s after its first ``pause_after`` bytes), then read until
     the server closes: (the reply, the seconds from the first byte sent)."""
-    head = len(data) if pause_after is None else pause_after
     with socket.create_connection(server.server_address[:2], timeout=10) as conn:
         start = time.monotonic()
-        conn.sendall(data[:head])
-        time.sleep(pause)
-        conn.sendall(data[head:])
+        if pause_after is None:
+            conn.sendall(data)
+        else:  # (no send after the whole of it: one of nothing fails once the server has closed)
+            conn.sendall(data[:pause_after])
+            time.sleep(pause)
+            conn.sendall(data[pause_after:])
         reply = read_until_closed(conn)
     return reply, time.monotonic() - start
 
