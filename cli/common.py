@@ -149,7 +149,15 @@ def check_seconds(value: float | None, allow_zero: bool = False, allow_inf: bool
     if math.isnan(value) or value < 0 or (value == 0 and not allow_zero) or (math.isinf(value) and not allow_inf):
         expected = ("a number of seconds " if allow_inf else "a finite number of seconds ") + (
             "0 or more" if allow_zero else "above 0")
-        raise RulesError(f"{name}: expected {expected}{', or inf for no limit' if allow_inf else ''}, got {value}")
+        raise RulesError(f"{name}: expected {expected}{', or inf for no limit' if allow_inf else ''}, "
+                         f"got {number_text(value)}")
+
+
+def number_text(value: float) -> str:
+    """A number for a message as a person writes it: ``-0``, ``1000``, ``0.5``, ``1e-05``, ``inf``
+    (Python's shortest spelling that reads back the same, less a whole number's ``.0``)."""
+    text = repr(value)
+    return text.removesuffix(".0")
 
 
 def check_streak_and_tokens(streak: int, tokens: int | None, rules: str) -> None:

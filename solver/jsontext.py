@@ -1,8 +1,8 @@
 """JSON input text to Python values, with every way it can be bad reported as a ``FormatError``:
 malformed JSON (with its line and column), nesting too deep to read, integers too long to
 convert, numbers JSON has not (``NaN``, ``Infinity``, which Python's reader takes, and one too
-large for a float, as ``1e400``, which it reads as infinity: a strict reader of what we write
-would refuse either), and strings that are not text: a lone UTF-16 surrogate, which ``\\ud800``
+large for a float, as ``1e400``, which it reads as infinity, or too small, as ``1e-400``, which
+it reads as 0: a strict reader of what we write would refuse them), and strings that are not text: a lone UTF-16 surrogate, which ``\\ud800``
 spells in valid JSON but no output can encode, and a control character other than tab, line
 feed and carriage return (``\\u0001``), which XML (the Tiled maps, the pictures) cannot hold
 and which a terminal would act on."""
@@ -32,8 +32,13 @@ class _NotANumber:
 
 
 def _number(text: str) -> float | _NotANumber:
+    """A JSON number with a fraction or an exponent, or where it has no float: one too large
+    (``1e400`` reads as infinity) or too small (``1e-400`` reads as 0, where a message would
+    then quote a 0.0 the file does not hold)."""
     value = float(text)
-    return value if math.isfinite(value) else _NotANumber(text)
+    if not math.isfinite(value) or (value == 0 and re.search("[1-9]", text.lower().partition("e")[0])):
+        return _NotANumber(text)
+    return value
 
 
 class _Twice(Exception):
@@ -147,6 +152,7 @@ def load_json(text: str, what: str) -> Any:
         where, bad = found
         if isinstance(bad, _NotANumber):
             why = ("not valid JSON (JSON has no NaN or Infinity)" if bad.text in ("NaN", "Infinity", "-Infinity") else
+                   "too small a number (it reads as 0)" if float(bad.text) == 0 else
                    "too large a number (it reads as infinity)")
             raise FormatError(f"{what}: {where}: {bad.text} is {why}")
         kind = "a lone surrogate" if "\ud800" <= bad <= "\udfff" else "a control character"

@@ -19,8 +19,8 @@ GOOD = ["a", "S", "#", " ", "\\u00e9", "\\t", "\\n", "\\u0009", "\\u000A", "\\ud
         "\\\\b", "\\\\f"]  # (a backslash, then b or f: text)
 BAD = ["\\u0001", "\\u001f", "\\u001F", "\\ud800", "\\uDC00", "\\udbff", "\\ufffe", "\\uFFFF", "\ufffe",
        "\uffff", "\\u000b", "\\u0000", "\\b", "\\f"]  # (JSON's short escapes of a backspace and a form feed)
-NUMBERS = ["0", "-1", "12", "1.5", "-0.25e3", "5.0", "1e308", "9" * 30]
-ODD_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e400", "-2E999"]
+NUMBERS = ["0", "-1", "12", "1.5", "-0.25e3", "5.0", "1e308", "9" * 30, "0.0e-999", "-0E5", "5e-324"]
+ODD_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e400", "-2E999", "1e-400", "-0.5E-999"]
 
 
 def string(rng: random.Random, bad: float) -> str:
