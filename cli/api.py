@@ -19,7 +19,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from cli.answer_cache import AnswerCache
-from cli.common import MAX_STREAK, MAX_TOKENS
+from cli.options import MAX_STREAK, MAX_TOKENS
 from cli.tray_cmd import solve_tray
 from solver.board import parse_board
 from solver.deals import TRAY_SIZE

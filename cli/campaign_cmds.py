@@ -10,8 +10,10 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from cli.common import (Interrupt, check_seconds, cli_errors, echo_above_progress, emit_json, float_option, int_option,
-                        interrupted, progress, read_json_arg, read_moves_arg, searching, source_name)
+from cli.common import cli_errors, emit_json
+from cli.console import Interrupt, echo_above_progress, interrupted, progress, searching
+from cli.inputs import read_json_arg, read_moves_arg, source_name
+from cli.options import check_seconds, float_option, int_option
 from solver.campaign import PROOF_BOUND, CampaignAnswer, best_of, solve_level
 from solver.campaign_jit import warm_up
 from solver.continuation import position_after, solve_position, spelled_rest

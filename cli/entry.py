@@ -10,7 +10,7 @@ import time
 
 _LOADED = time.perf_counter()  # this module's loading: a console script's start, as near as Python lets us know
 STARTED: float | None = None  # the command's start while one runs as a program (what a hint's time limit counts from)
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (every command's; cli.common reads it here)
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (every command's; cli.console reads it here)
 _pressed = False  # Ctrl-C came while the modules loaded
 _blocked = False  # SIGINT blocked by keep_ctrl_c_ignored
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # taken as Ctrl-C (``as_ctrl_c``; serve sets its own SIGTERM)

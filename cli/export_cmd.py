@@ -10,7 +10,9 @@ from typing import Annotated, Callable, Optional
 
 import typer
 
-from cli.common import cli_errors, naming_option, out_path, read_json_arg, source_name, write_files_atomically
+from cli.atomic import write_files_atomically
+from cli.common import cli_errors, naming_option
+from cli.inputs import out_path, read_json_arg, source_name
 from generator.export import FORMATS, check_format, export_plan
 from generator.render import PAGE_LEVELS, PAGE_NAME, pack_pages
 from solver.errors import FormatError, RulesError

@@ -7,24 +7,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (
-    check_seconds,
-    check_streak_and_tokens,
-    board_arg,
-    board_text_arg,
-    cli_errors,
-    emit_json,
-    float_option, int_option,
-    is_file,
-    mode_arg,
-    progress,
-    read_named_json,
-    read_text_arg,
-    refuse_missing_path,
-    source_name,
-    variant_arg,
-)
+from cli.common import cli_errors, emit_json
+from cli.console import progress
 from cli.draw import draw_board
+from cli.inputs import (board_arg, board_text_arg, is_file, read_named_json, read_text_arg, refuse_missing_path,
+                        source_name)
+from cli.options import check_seconds, check_streak_and_tokens, float_option, int_option, mode_arg, variant_arg
 from cli.tray_cmd import RulesOpt
 from generator.render import field_text, stars_text
 from solver.board import Board, parse_board

@@ -10,11 +10,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (cli_errors, emit_json, int_option, interrupted, naming_option, out_path, progress,
-                        refuse_file_in_path, searching, write_atomically)
+from cli.atomic import refuse_file_in_path, write_atomically
+from cli.common import cli_errors, emit_json, naming_option
+from cli.console import interrupted, progress, searching
+from cli.inputs import out_path
+from cli.options import int_option
 from generator.grade import GRADE_NAMES
-from generator.pack import (MAX_COUNT, MAX_PROOF_NODES, MAX_TRAYS, Interrupted, PackReport, Shortfall,
-                            generate_pack)
+from generator.pack import MAX_COUNT, MAX_PROOF_NODES, MAX_TRAYS, Interrupted, PackReport, Shortfall, generate_pack
 from generator.recipes import RECIPES
 from solver.errors import FormatError
 from solver.workers import MAX_WORKERS

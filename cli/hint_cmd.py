@@ -6,8 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (board_arg, check_seconds, check_streak_and_tokens, cli_errors, emit_json, float_option,
-                        variant_arg)
+from cli.common import cli_errors, emit_json
+from cli.inputs import board_arg
+from cli.options import check_seconds, check_streak_and_tokens, float_option, variant_arg
 from cli.tray_cmd import (
     BoardOpt, RulesOpt, StreakOpt, TokensOpt, TrayOpt, answer_tray, draw_plan, parse_tray, tray_json,
 )

@@ -18,8 +18,10 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
 
 from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
-from cli import common, ten_cmds
-from cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, FlagsGroup
+from cli import console, ten_cmds
+from cli.common import EXIT_BAD_INPUT
+from cli.entry import EXIT_INTERRUPTED
+from cli.options import FlagsGroup
 from solver import watch
 from solver.jitcache import on_first_compile
 from solver.errors import MESSAGE_MOST, clipped
@@ -91,7 +93,7 @@ class OneLineErrors(FlagsGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        common.interrupt_said = False
+        console.interrupt_said = False
         _closed_streams(list(sys.argv[1:] if args is None else args))
         _naming_stdout()
         try:
@@ -100,25 +102,25 @@ class OneLineErrors(FlagsGroup):
             sys.exit(2)  # typer has printed the help
         except click_errors.UsageError as err:
             where = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
-            common.say(f"error: {clipped(_usage_message(err), MESSAGE_MOST)}{where}")
+            console.say(f"error: {clipped(_usage_message(err), MESSAGE_MOST)}{where}")
             sys.exit(err.exit_code)
         except click_errors.ClickException as err:
-            common.say(f"error: {clipped(err.format_message(), MESSAGE_MOST)}")
+            console.say(f"error: {clipped(err.format_message(), MESSAGE_MOST)}")
             sys.exit(err.exit_code)
         except typer.Abort:
-            common.say("Aborted!")
+            console.say("Aborted!")
             sys.exit(1)
         except BrokenPipeError:  # the help or the version to a reader that left (``| head``)
-            common.quiet_stdout()
+            console.quiet_stdout()
             sys.exit(1)
         except OSError as err:  # ... or that could not be written (``--help > /dev/full``)
-            common.quiet_stdout()
-            common.say(f"error: {err.filename or 'stdout'}: {err.strerror or err}")
+            console.quiet_stdout()
+            console.say(f"error: {err.filename or 'stdout'}: {err.strerror or err}")
             sys.exit(EXIT_BAD_INPUT)
         # a command's return value, or the code of the typer.Exit it raised
-        if code == EXIT_INTERRUPTED and not common.interrupt_said:
+        if code == EXIT_INTERRUPTED and not console.interrupt_said:
             # a Ctrl-C before the command ran (typer reads it as exit 130, silently)
-            common.say("interrupted")
+            console.say("interrupted")
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -176,8 +178,8 @@ def main() -> None:
     entry.keep_ctrl_c_ignored()  # (python -m cli.main; the console script did it as it started)
     signal.signal(signal.SIGINT, lambda signum, frame: watch.interrupt(frame))
     entry.take_stops_as_ctrl_c()
-    if common.terminal():  # (like the progress bars: logs and pipes get nothing)
-        on_first_compile(lambda: common.say(f"\r\x1b[K{COMPILING}"))
+    if console.terminal():  # (like the progress bars: logs and pipes get nothing)
+        on_first_compile(lambda: console.say(f"\r\x1b[K{COMPILING}"))
     app()
 
 

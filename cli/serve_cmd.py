@@ -24,7 +24,9 @@ import typer
 
 from cli.answer_cache import DEFAULT_MB, MAX_MB, AnswerCache, default_db_path
 from cli.api import MAX_BODY, Api, Response, load_packs
-from cli.common import cli_errors, int_option, naming_option, refuse_empty
+from cli.common import cli_errors, naming_option
+from cli.inputs import refuse_empty
+from cli.options import int_option
 from solver.errors import FormatError, RulesError, clipped
 
 # what socketserver's loop waits on: poll where there is one (select stops at 1,024 descriptors)

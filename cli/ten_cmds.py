@@ -8,9 +8,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli import common
-from cli.common import (FlagsGroup, check_seconds, cli_errors, emit_json, float_option, int_option, read_json_arg,
-                        source_name)
+from cli import console
+from cli.common import cli_errors, emit_json
+from cli.inputs import read_json_arg, source_name
+from cli.options import FlagsGroup, check_seconds, float_option, int_option
 from solver.errors import RulesError
 from solver.ten.lines import lines_to_json, threats, winning_moves
 from solver.ten.play import play_game
@@ -114,7 +115,7 @@ def solve(
     from solver.ten import solve as solve_position
 
     position = _load(position_file)
-    with common.searching("solving the position", scores=False) as interrupt:
+    with console.searching("solving the position", scores=False) as interrupt:
         result = solve_position(position, depth, None if time_limit == math.inf else time_limit)
     if json_out:
         emit_json(result.to_json())
@@ -122,7 +123,7 @@ def solve(
         typer.echo(draw_field(position))
         typer.echo(_describe_result(position, result))
     if interrupt.requested:
-        common.interrupted(f"the answer is the deepest depth finished before Ctrl-C ({result.depth})")
+        console.interrupted(f"the answer is the deepest depth finished before Ctrl-C ({result.depth})")
 
 
 @cli_errors
@@ -140,7 +141,7 @@ def play(
         raise RulesError(f"--variant: unknown variant {variant!r} (expected 'open' or 'hidden')")
 
     def show(position, colour, move, result):
-        if json_out and not common.terminal():  # the JSON holds the moves; the drawing is for a person
+        if json_out and not console.terminal():  # the JSON holds the moves; the drawing is for a person
             return
         src = f" from ({move.origin[0]},{move.origin[1]})" if move.origin else ""
         extra = "" if result.win_probability is None else f", p(win)={result.win_probability:.3f}"

@@ -7,9 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (board_arg, check_seconds, check_streak_and_tokens, cli_errors, emit_json, float_option,
-                        int_option, interrupted, live_status, say, variant_arg)
+from cli.common import cli_errors, emit_json
+from cli.console import interrupted, live_status, say
 from cli.draw import draw_board
+from cli.inputs import board_arg
+from cli.options import check_seconds, check_streak_and_tokens, float_option, int_option, variant_arg
 from solver.board import Board
 from solver.deals import TRAY_SIZE
 from solver.engine import Game, Streak

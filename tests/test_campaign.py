@@ -340,11 +340,11 @@ def open_level_data():
 
 
 def test_cli_solve_shows_a_live_status_on_a_terminal(tmp_path, monkeypatch):
-    from cli import common
+    from cli import console
     from solver import watch
 
-    monkeypatch.setattr(common, "terminal", lambda: True)
-    monkeypatch.setattr(common, "STATUS_EVERY", 0.0)
+    monkeypatch.setattr(console, "terminal", lambda: True)
+    monkeypatch.setattr(console, "STATUS_EVERY", 0.0)
     ticks = []
     watch.WATCHERS.append(lambda nodes, best: ticks.append(nodes) or len(ticks) == 8)  # then stop
     try:
@@ -392,7 +392,7 @@ def test_cli_solve_shows_no_status_off_a_terminal(tmp_path):
 def test_search_status_redraws_in_place_and_adds_up_calls():
     import io
 
-    from cli.common import SearchStatus
+    from cli.console import SearchStatus
 
     now = [0.0]
     stream = io.StringIO()
@@ -414,7 +414,7 @@ def test_search_status_without_nodes_shows_the_seconds():
     not "0.0 M nodes"."""
     import io
 
-    from cli.common import SearchStatus
+    from cli.console import SearchStatus
 
     now = [0.0]
     stream = io.StringIO()
@@ -515,7 +515,7 @@ def test_cli_verify_ctrl_c_gives_no_verdict_for_the_level_cut_short(tmp_path, py
 
 
 def test_second_ctrl_c_aborts_except_inside_a_compiled_search():
-    from cli.common import Interrupt
+    from cli.console import Interrupt
     from solver import watch
 
     interrupt = Interrupt()

@@ -474,7 +474,7 @@ def test_a_ctrl_c_at_any_step_of_writing_files_leaves_them_as_they_were(tmp_path
     back with their contents and nothing else is left, no folder, no temporary file. A big-pack
     audit's Ctrl-C during export left the new folder with a temporary file, 3 times in 3 (the
     interrupt fell between making the file and noting it)."""
-    from cli.common import write_files_atomically
+    from cli.atomic import write_files_atomically
 
     out = tmp_path / "out"
     out.mkdir()
@@ -523,7 +523,7 @@ def test_a_file_replaced_is_never_missing_and_long_names_are_written(tmp_path, m
     the new one came, and a kill there (a helper's audit, with strace) left no file at all.
     And a name of 250 bytes is written: the temporary file's name (``.NAME.HEX.tmp.old``) went
     past a name's 255 bytes."""
-    from cli.common import write_files_atomically
+    from cli.atomic import write_files_atomically
 
     long_name = "n" * 245 + ".json"
     places = [tmp_path / "a.json", tmp_path / "b.json", tmp_path / long_name]
@@ -550,7 +550,7 @@ def test_files_made_as_they_are_written_are_all_or_none(tmp_path):
     """``write_files_atomically`` takes a function that makes a file's bytes where it takes the
     bytes (export makes each level's file as it writes it): each is called once, in order, as
     its file is written; one that fails leaves the old files as they were and nothing else."""
-    from cli.common import write_files_atomically
+    from cli.atomic import write_files_atomically
     from solver.errors import FormatError
 
     out = tmp_path / "out"
@@ -584,7 +584,7 @@ def test_a_file_to_remove_is_never_one_written_and_may_be_gone_already(tmp_path)
     the writing writes through a link (a review: the call wrote through page-2.html, a link to
     page-3.html, then removed page-3.html and returned, the new bytes gone); and a file to remove
     that is gone by its turn is no error (it undid the whole writing)."""
-    from cli.common import write_files_atomically
+    from cli.atomic import write_files_atomically
 
     (tmp_path / "page-3.html").write_text("old 3")
     (tmp_path / "page-2.html").symlink_to("page-3.html")
@@ -1421,9 +1421,9 @@ def test_a_command_whose_work_is_its_files_runs_with_stdout_closed(tmp_path):
 def test_an_input_past_the_cap_is_refused_whatever_it_comes_from(tmp_path, monkeypatch):
     """``show /dev/zero`` read until memory ran out (a helper's audit): an input holds at most
     ``INPUT_MOST`` bytes (1 GiB; lowered here), a file, a pipe or stdin; one at the cap is read."""
-    import cli.common as common
+    import cli.inputs as inputs
 
-    monkeypatch.setattr(common, "INPUT_MOST", 2_000)
+    monkeypatch.setattr(inputs, "INPUT_MOST", 2_000)
     board = "/".join(["." * 10] * 10)
     big = board + " " * 2_000
     (tmp_path / "big.txt").write_text(big)

@@ -336,13 +336,13 @@ def test_ctrl_c_before_the_command_runs_says_interrupted(monkeypatch):
     own)."""
     import typer
 
-    from cli import common
+    from cli import console
     from cli.main import OneLineErrors
 
     try:  # a command that said its own, before (the flag starts afresh with each command)
-        common.interrupted("what it kept")
+        console.interrupted("what it kept")
     except typer.Exit as done:
-        assert done.exit_code == 130 and common.interrupt_said
+        assert done.exit_code == 130 and console.interrupt_said
 
     def invoke_interrupted(self, ctx):
         raise KeyboardInterrupt

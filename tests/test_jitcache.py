@@ -204,14 +204,14 @@ def test_a_warm_cache_is_not_told_of_an_object_mode_block(tmp_path):
 def test_a_command_on_a_terminal_says_it_is_compiling(monkeypatch, capsys, python_ctrl_c, stops_as_ctrl_c):
     """A cold cache compiled the kernels for about 40 s in silence (a solve of 120 nodes took 30 s,
     a progress bar stood still): a terminal is told, once; logs and pipes are not."""
-    from cli import common
+    from cli import console
     from cli import main as cli_main
 
     monkeypatch.setattr(sys, "argv", ["tenfold", "--version"])
     for on_terminal in (False, True):
         told = []
         monkeypatch.setattr(cli_main, "on_first_compile", told.append)
-        monkeypatch.setattr(common, "terminal", lambda: on_terminal)
+        monkeypatch.setattr(console, "terminal", lambda: on_terminal)
         try:
             cli_main.main()
         except SystemExit as done:

@@ -136,7 +136,7 @@ def test_solve_shows_a_live_status_and_ctrl_c_answers_with_the_deepest_finished_
     phase (28 plies), far longer than a test waits: on a terminal a status line counts its nodes
     (no score: Ten has none), and Ctrl-C stops it with the answer so far and exit 130, like
     ``tenfold solve``."""
-    from cli import common
+    from cli import console
     from solver import watch
     from watchers import ctrl_c_after
 
@@ -145,8 +145,8 @@ def test_solve_shows_a_live_status_and_ctrl_c_answers_with_the_deepest_finished_
                "rows": {"white": [2, 3, 1, 3, 1, 3, 2, 1, 3, 1, 2, 2, 2, 1],
                         "black": [3, 3, 2, 2, 1, 2, 1, 3, 3, 3, 1, 2, 2, 1, 1]}}
     example = write(tmp_path, opening)
-    monkeypatch.setattr(common, "terminal", lambda: True)
-    monkeypatch.setattr(common, "STATUS_EVERY", 0.0)
+    monkeypatch.setattr(console, "terminal", lambda: True)
+    monkeypatch.setattr(console, "STATUS_EVERY", 0.0)
     watch.WATCHERS.append(ctrl_c_after(12))
     try:
         result = runner.invoke(app, ["ten", "solve", str(example), "--json"])
