@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from solver.errors import RulesError, clipped
-from solver.level import level_tokens_most
+from solver.schema import level_tokens_most
 from solver.variants import Mode, Variant, find_variant
 
 MAX_TOKENS = level_tokens_most()  # the most tokens an option takes: a level file's cap on "tokens"

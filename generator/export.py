@@ -13,7 +13,8 @@ from functools import partial
 from pathlib import Path
 
 from solver.errors import FormatError
-from solver.level import Level, Pack, pick_level, validate_schema
+from solver.level import Level, Pack, pick_level
+from solver.schema import validate_schema
 
 from . import tiled
 from .canvas import to_png, to_svg

@@ -108,7 +108,7 @@ def test_the_quick_schema_check_passes_what_the_schema_passes(seed):
     for the message of what fails: the two must pass the same levels and packs (an integer
     given as 5.0 fails both, as tenfold refuses it), here on mutations of a valid level and
     pack, 25 of each a seed, a few changes deep."""
-    from solver.level import _passes_quickly, _validator
+    from solver.schema import _passes_quickly, _validator
 
     rng = random.Random(seed)
     pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "1"},
@@ -124,7 +124,7 @@ def test_the_quick_schema_check_passes_what_the_schema_passes(seed):
 @pytest.mark.parametrize("path", [("limit",), ("tokens",), ("goals", 0, "score"), ("best", "score"),
                                   ("best", "bound"), ("levels", 0, "limit"), ("generator", "seed")])
 def test_an_integer_as_a_float_fails_the_quick_check_as_it_fails_loading(path):
-    from solver.level import _passes_quickly
+    from solver.schema import _passes_quickly
 
     pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "1"},
             "levels": [copy.deepcopy(LEVEL)]}

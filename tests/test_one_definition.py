@@ -1,6 +1,6 @@
 """The few facts written in two places, held to their one definition: the level schema (which
 clients read without tenfold) against the board's and the tray's sizes (the options' cap on
-tokens is read from it: ``level.level_tokens_most``), the moves' token kinds against the
+tokens is read from it: ``schema.level_tokens_most``), the moves' token kinds against the
 variants', the generator's recipes against the modes they build."""
 
 from __future__ import annotations
