@@ -204,6 +204,31 @@ def test_a_small_cache_takes_about_twice_its_size_on_disk_log_included(tmp_path,
     assert log_most <= (mb << 20) / 4 + (64 << 10), log_most
 
 
+def test_the_log_a_long_reader_let_grow_is_cut_back_after_the_next_checkpoint(tmp_path):
+    """A reader that holds its snapshot (another server's long read) stops every checkpoint short,
+    and the write-ahead log grows past its checkpoint size; once it is done, the next checkpoint
+    cuts the file back to the cache's log size (SQLite alone keeps a log's largest size)."""
+    path = tmp_path / "cache.sqlite3"
+    wal = tmp_path / "cache.sqlite3-wal"
+    cache = AnswerCache(path, max_bytes=1 << 20)
+    log_most = (1 << 20) // 4
+    cache.put({"q": -1}, {"a": "first"})
+    reader = sqlite3.connect(str(path))
+    reader.execute("BEGIN")
+    assert reader.execute("SELECT COUNT(*) FROM answers").fetchone() == (1,)  # the snapshot, held
+    for i in range(600):  # about 1.2 MB written while the reader holds on
+        cache.put({"q": i}, {"a": "w" * 2000})
+    grown = wal.stat().st_size
+    assert grown > 2 * log_most, grown
+    reader.rollback()
+    reader.close()
+    for i in range(600, 700):  # the checkpoints run through; a write then starts the log again
+        cache.put({"q": i}, {"a": "w" * 2000})
+    after = wal.stat().st_size  # (before closing, which checkpoints and removes the log)
+    cache.close()
+    assert after <= log_most, (grown, after)
+
+
 def _open_and_put(path: str, barrier, i: int, errors) -> None:
     barrier.wait()
     try:
