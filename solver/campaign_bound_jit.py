@@ -44,8 +44,7 @@ def _spread(caps, count, first, extra, completions, most, pts, run, has_regions)
 @_borrowing
 def _bound(f_lo, f_hi, st_lo, st_hi, points, run, tc, prev, t_idx, left_mask, placed, full_scan,
            limit, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from, fam_zone, fam_count, fam_refill,
-           zone_lo, zone_hi, zone_region, has_regions, pts, paying, cell_points, flow_bonus, bonus_const,
-           costs_buf):
+           zone_lo, zone_hi, has_regions, pts, paying, cell_points, flow_bonus, bonus_const, costs_buf):
     """``CampaignSearch._upper_bound`` for a state without tokens (see solver/bounds.py).
 
     ``rem_*[t, left]``: the pieces a line can still place from tray ``t`` with slots ``left``

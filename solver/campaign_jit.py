@@ -481,8 +481,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
                     ub = min(inherited, _bound(
                         f_lo, f_hi, st_lo, st_hi, points, Run[depth], TC[depth], Prev[depth], t_idx, left, placed,
                         full_scan, limit, rem_n, rem_cells, rem_caps, rem_ends, ev, ev_from, fam_zone, fam_count,
-                        fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, paying, cell_points,
-                        flow_bonus, bonus, costs_buf))
+                        fam_refill, zone_lo, zone_hi, has_regions, pts, paying, cell_points, flow_bonus, bonus,
+                        costs_buf))
                 if best > -(1 << 60) and ub <= best:
                     if depth > 0:
                         Open[depth - 1] = 1
@@ -994,8 +994,7 @@ def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: 
     return int(_bound(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), points, run,
                       int(turn_cleared), int(prev_turn_cleared), tray_index, left_mask, placed, full_scan,
                       level.limit, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.rem_ends, tb.ev, tb.ev_from, tb.fam_zone,
-                      tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, tb.zone_region,
-                      bool(variant.regions), tb.pts, tb.paying, variant.cell_points, variant.flow_bonus,
+                      tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, bool(variant.regions), tb.pts, tb.paying, variant.cell_points, variant.flow_bonus,
                       level.tokens * variant.token_bonus, np.zeros(16, np.int64)))
 
 
