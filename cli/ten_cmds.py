@@ -92,7 +92,11 @@ def _describe_result(position: TenPosition, result: SolveResult) -> str:
         lines.append(f"  if {mover} draws a {value}: play it on ({move.x},{move.y})")
     if result.pv:
         steps = []
+        turn = position.to_move
         for colour, move in result.pv:
+            if colour != turn:  # (the line leaves out a pass: the player to move had no move)
+                steps.append(f"{colour_name(turn)} passes")
+            turn = 1 - colour
             src = f" from ({move.origin[0]},{move.origin[1]})" if move.origin else ""
             steps.append(f"{colour_name(colour)} {move.value}@({move.x},{move.y}){src}")
         lines.append("line: " + ", ".join(steps))

@@ -196,3 +196,25 @@ def test_solve_stops_at_a_minute_unless_told_otherwise(tmp_path, monkeypatch):
     for extra in ([], ["--time-limit", "inf"], ["--time-limit", "7"]):
         assert runner.invoke(app, ["ten", "solve", path, *extra]).exit_code == 0
     assert asked == [60.0, None, 7.0]
+
+
+def test_solve_says_where_a_player_passes_in_the_line(tmp_path):
+    """The text names the pass that the JSON line leaves out (white twice in a row); the line went
+    no further than the pass before."""
+    from solver.ten.rules import position_winner
+    from solver.ten.position import position_to_json
+    from solver.ten.search import solve_open
+    from test_ten_search import line_of_black_between_whites
+
+    seed = next(s for s in range(100) if position_winner(line_of_black_between_whites(s)) is None
+                and len(solve_open(line_of_black_between_whites(s), depth=3).pv) == 2)
+    path = write(tmp_path, position_to_json(line_of_black_between_whites(seed)))
+    data = json.loads(runner.invoke(app, ["ten", "solve", path, "--depth", "3", "--json"]).stdout)
+    assert data["result"] == "win" and [move["colour"] for move in data["pv"]] == ["white", "white"]
+    text = runner.invoke(app, ["ten", "solve", path, "--depth", "3"])
+    assert text.exit_code == 0
+    [line] = [line for line in text.stdout.splitlines() if line.startswith("line: ")]
+    first, second = data["pv"]
+    assert line == (f"line: white {first['value']}@({first['x']},{first['y']}) from ({first['from']['x']},"
+                    f"{first['from']['y']}), black passes, white {second['value']}@({second['x']},{second['y']}) "
+                    f"from ({second['from']['x']},{second['from']['y']})"), line

@@ -214,6 +214,56 @@ def test_principal_variation_of_a_win_is_legal_and_ends_in_a_ten():
     assert checked >= 3
 
 
+def line_of_black_between_whites(seed: int) -> TenPosition:
+    """A second-round position, white to move: a row of tiles whose inner ones are black (each
+    holds the row together, so black cannot move one), its ends white, and a few white tiles off
+    the ends; random values. Black must often pass."""
+    rng = random.Random(seed)
+    length = rng.randint(4, 7)
+    tiles = {(x, 0): (WHITE if x in (0, length - 1) else BLACK, rng.randint(1, 3)) for x in range(length)}
+    for _ in range(rng.randint(0, 3)):
+        x = rng.choice([0, length - 1]) + rng.choice([-1, 0, 1])
+        tiles.setdefault((x, rng.choice([-1, 1]) if 0 <= x < length else 0), (WHITE, rng.randint(1, 3)))
+    return TenPosition(tiles, WHITE, "open", rows=((), ()))
+
+
+def replay_line(position: TenPosition, pv) -> tuple[int, bool]:
+    """Play a line on the brute force: a side whose colour the next move skips must have no move
+    (a pass); returns the passes and whether the last move made a ten."""
+    state, won, passes = bf_state(position), False, 0
+    for colour, move in pv:
+        assert not won, "a move after the win"
+        if state[2] != colour:
+            assert not bf_moves(state), f"{colour_name(state[2])} is skipped but has a move"
+            state, passes = (state[0], state[1], colour), passes + 1
+        options = {(cell, value, origin): (child, w) for child, w, (cell, value, origin, _) in bf_moves(state)}
+        state, won = options[((move.x, move.y), move.value, move.origin)]
+    return passes, won
+
+
+def test_a_line_goes_on_past_a_pass_to_the_win():
+    """A forced win whose line has the opponent pass: the line went on no further than the pass
+    (its first move only, an auditor's case); it is legal and ends in a ten, passes left out."""
+    with_passes = lost = 0
+    for seed in range(240):
+        position = line_of_black_between_whites(seed)
+        if bf_has_ten(position.tiles, WHITE) or bf_has_ten(position.tiles, BLACK):
+            continue
+        result = solve_open(position, depth=3)
+        if result.result == "win":
+            passes, won = replay_line(position, result.pv)
+            assert won, (seed, result.pv)
+            with_passes += passes > 0
+        # black to move has no move (each black tile holds the row together): no line, not white's moves
+        black = TenPosition(position.tiles, BLACK, "open", rows=position.rows)
+        assert not bf_moves(bf_state(black))
+        result = solve_open(black, depth=3)
+        assert result.pv == [] and result.result == {1: "win", 0: "unknown", -1: "loss"}[
+            bf_value(bf_state(black), 3)], seed
+        lost += result.result == "loss"
+    assert with_passes >= 8 and lost >= 2, (with_passes, lost)
+
+
 # --- the rulebook's closing example ------------------------------------------
 
 RULEBOOK_EXAMPLE = {

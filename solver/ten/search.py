@@ -396,6 +396,11 @@ class OpenSearch:
     # --- principal variation ---
 
     def pv_moves(self, pv: list) -> list[tuple[Colour, TenMove]]:
+        """The line's moves, each with its colour; a pass is no move (RULES.md has none), so it is
+        left out and the line goes on: the same colour twice in a row says the other passed. A
+        mover that must pass has no line (``[]``: its first move would be the other's)."""
+        if pv and pv[0][0] == "pass":
+            return []
         moves = []
         for step in pv:
             if step[0] == "p":
@@ -406,8 +411,6 @@ class OpenSearch:
                 _, colour, origin, target, value = step
                 x, y = self.field.coord(target)
                 moves.append((colour, TenMove(x, y, value, self.field.coord(origin))))
-            else:
-                break  # a pass ends the printable line
         return moves
 
 
