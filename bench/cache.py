@@ -28,7 +28,7 @@ from cli.answer_cache import AnswerCache  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--answers", type=int, default=200_000)
     parser.add_argument("--puts", type=int, default=100_000)
     parser.add_argument("--answer-bytes", type=int, default=200)

@@ -100,7 +100,7 @@ def measure(label: str, levels: list[tuple[Level, list]], positions: int, rng: r
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--positions", type=int, default=40, help="positions per kind of level")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--trays", default="5,8", help="tray counts of the generated levels")

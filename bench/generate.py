@@ -1,4 +1,5 @@
-"""Generator benchmark: accepted levels per minute per core, by kind, tray count and grade.
+"""Generator benchmark: accepted levels per minute per core, by kind, tray count and grade, and
+the median and p99 time to build (and prove) one candidate.
 
     .venv/bin/python bench/generate.py [--candidates 40] [--seed 2026] [--rows sultan:1,sultan:2,halloween:2,halloween:3,halloween:5]
 """
@@ -6,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from collections import Counter
@@ -14,13 +16,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import machine  # noqa: E402
+from common import machine, percentile  # noqa: E402
 
 from generator.recipes import build_candidate, candidate_seed  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidates", type=int, default=40)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--rows", default="sultan:1,sultan:2,halloween:2,halloween:3,halloween:5",
@@ -35,8 +37,11 @@ def main() -> None:
         grades: Counter = Counter()
         reasons: Counter = Counter()
         start = time.perf_counter()
+        seconds: list[float] = []
         for i in range(args.candidates):
+            began = time.perf_counter()
             result = build_candidate(kind, trays, candidate_seed(kind, args.seed, i))
+            seconds.append(time.perf_counter() - began)
             settled = {o["grade"] for o in result.get("options", ())} - {None}
             if result["status"] == "accepted" and settled:
                 accepted += 1
@@ -45,7 +50,8 @@ def main() -> None:
                 reasons[result.get("reason", "grade not settled")] += 1
         minutes = (time.perf_counter() - start) / 60
         print(f"{kind:<9} trays={trays}  accepted {accepted}/{args.candidates}  "
-              f"{accepted / minutes:6.1f} accepted levels/min/core  "
+              f"{accepted / minutes:6.1f} accepted levels/min/core  a candidate: median "
+              f"{statistics.median(seconds) * 1000:.1f} ms, p99 {percentile(seconds, 0.99) * 1000:.1f} ms  "
               f"grades reachable {dict(grades)}  rejected {dict(reasons)}")
 
 

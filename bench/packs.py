@@ -46,7 +46,7 @@ def cpu(call) -> tuple[float, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000", help="pack sizes, comma-separated")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=2026)

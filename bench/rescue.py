@@ -38,7 +38,7 @@ def stuck_position(variant, rng: random.Random) -> tuple[Board, list[str]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--tokens", type=int, default=3)

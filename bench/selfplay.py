@@ -1,13 +1,18 @@
 """Self-play benchmark: seeded games per variant, capped, with the greedy or expert policy.
 
     .venv/bin/python bench/selfplay.py [--games 20] [--cap 2000] [--policy expert|greedy|both]
-        [--time-limit 0.3] [--seed 2026] [--only halloween,sultan] [--json out.json]
+        [--time-limit S] [--seed 2026] [--only halloween,sultan] [--json out.json]
         [--fixed-rounds] [--risk] [--weights '{"hard_blocked": -40}'] [--expert '{"samples": 32}']
 
 Configurations: halloween (endless), arabic (standard), sudoku (classic) and
 sultan (arabic, Sultan's Labyrinth: 3 tokens and 4 stones on seeded cells);
 also any ``variant:mode`` (e.g. ``arabic:speed``), and ``every-mode`` for
-every mode of every variant. ``--policy both`` plays each configuration with
+every mode of every variant that ``tenfold play`` plays (one board: not
+Sudoku's ``battle``); a mode with a target score (Sudoku's ``sprint``) ends
+there, as ``play`` does, and a game that reached it counts as surviving.
+As ``tenfold play``, the expert runs every lookahead round unless
+``--time-limit S`` gives it a clock of S seconds a tray (its games then
+follow the machine's speed and load). ``--policy both`` plays each configuration with
 the expert and then with greedy on the same seeds, e.g. the check that the
 expert survives 200 trays everywhere and greedy does not:
 ``bench/selfplay.py --only every-mode --games 3 --cap 200 --policy both``.
@@ -47,7 +52,7 @@ from common import machine, percentile  # noqa: E402
 
 from solver.enumerate_jit import split  # noqa: E402  (solver before numpy: one BLAS thread, as in tenfold)
 from solver.policy import POLICIES  # noqa: E402
-from solver.selfplay import mode_start_board, new_random_game, play_game  # noqa: E402
+from solver.selfplay import NO_CLOCK_SECONDS, mode_start_board, new_random_game, play_game  # noqa: E402
 from solver.survival import death_chance  # noqa: E402
 from solver.variants import VARIANTS, find_variant  # noqa: E402
 
@@ -84,7 +89,7 @@ def expand_configs(only: str) -> list[str]:
     names = []
     for config in only.split(","):
         if config == "every-mode":
-            names += [f"{v.name}:{m}" for v in VARIANTS.values() for m in v.modes]
+            names += [f"{v.name}:{m}" for v in VARIANTS.values() for m, mode in v.modes.items() if mode.players == 1]
         else:
             names.append(config)
     return names
@@ -101,7 +106,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
 
         weights = {**load_weights(variant), **overrides}
     mode = variant.mode(mode_name)
-    trays, scores, tray_ms, chances, game_risk = [], [], [], [], []
+    trays, scores, tray_ms, chances, game_risk, survived = [], [], [], [], [], []
     for g in range(games):
         game_seed = seed + g
         game = new_random_game(variant, game_seed, mode_start_board(mode, game_seed), mode.tokens)
@@ -116,18 +121,21 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
             last[0] = time.perf_counter()  # the risk measurement is not the policy's time
 
         result = play_game(game, make_policy(policy, time_limit, game_seed, fixed_rounds, weights, options), cap,
-                           on_tray=on_tray)
+                           on_tray=on_tray, target=mode.target)
         trays.append(result.trays)
+        survived.append(not result.over)  # (the cap, or a target reached: sprint's 5,000)
         scores.append(result.score)
         game_risk.append(sum(chances[first:]))
         if progress:
             print(f"  {config} seed {game_seed}: {result.trays} trays, score {result.score}, "
-                  f"{result.ms_per_tray:.1f} ms/tray{' (game over)' if result.over else ''}", flush=True)
+                  f"{result.ms_per_tray:.1f} ms/tray (mean){' (game over)' if result.over else ''}"
+                  f"{f' (reached {mode.target:,} in tray {result.trays + 1})' if result.reached else ''}", flush=True)
     ms = sorted(tray_ms) or [0.0]
     return {
         "config": config, "games": games, "cap": cap, "policy": policy, "time_limit": time_limit,
         "seed": seed, "trays_median": statistics.median(trays), "trays_min": min(trays),
-        "reached_cap": sum(t >= cap for t in trays), "score_median": statistics.median(scores),
+        "reached_cap": sum(t >= cap for t in trays), "survived": sum(survived),
+        "score_median": statistics.median(scores),
         "ms_per_tray_median": round(statistics.median(ms), 2),
         "ms_per_tray_p99": round(percentile(ms, 0.99), 2),
         "trays": trays, "weights_override": overrides or {}, "expert_options": options or {},
@@ -163,14 +171,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--cap", type=int, default=2000)
     parser.add_argument("--policy", default="expert", choices=("greedy", "expert", "both"))
-    parser.add_argument("--time-limit", type=float, default=0.3,
-                        help="expert lookahead seconds per tray, spent only when the board gets tight")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="expert: a clock of this many seconds of lookahead per tray, spent only when the "
+                             "board gets tight (default: no clock, every round; 0: no lookahead)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--only", default=",".join(CONFIGS), help="comma-separated configurations")
     parser.add_argument("--json", dest="json_out", help="also write the results to this file")
     parser.add_argument("--fixed-rounds", action="store_true",
-                        help="expert lookahead runs all its rounds regardless of the clock: "
-                             "results repeat on any machine (per-tray time is then not bounded)")
+                        help="expert lookahead runs all its rounds whatever --time-limit says (but 0): "
+                             "results repeat on any machine (the default without --time-limit)")
     parser.add_argument("--weights", default="",
                         help='JSON object of evaluation weights that replace those in solver/weights.json, '
                              'e.g. \'{"hard_blocked": -40}\' (probes before a weight is checked in)')
@@ -188,17 +197,20 @@ def main() -> None:
             resolve_config(config)
         except ValueError as exc:
             parser.error(f"--only {config!r}: {exc} (or one of {', '.join(CONFIGS)}, every-mode)")
-    print(f"self-play  policy={args.policy}  time-limit={args.time_limit}s  games={args.games}  "
+    clock = args.time_limit is not None and not args.fixed_rounds
+    time_limit = NO_CLOCK_SECONDS if args.time_limit is None else args.time_limit
+    print(f"self-play  policy={args.policy}  "
+          f"lookahead={f'a clock of {time_limit} s a tray' if clock else 'every round (no clock)'}  games={args.games}  "
           f"cap={args.cap}  seed={args.seed}  machine: {machine()}")
     results = []
     policies = ("expert", "greedy") if args.policy == "both" else (args.policy,)
     for config, policy in [(c, p) for c in configs for p in policies]:
-        r = run_config(config, args.games, args.cap, policy, args.time_limit, args.seed,
-                       fixed_rounds=args.fixed_rounds, overrides=overrides, options=options, risk=args.risk)
+        r = run_config(config, args.games, args.cap, policy, time_limit, args.seed,
+                       fixed_rounds=not clock, overrides=overrides, options=options, risk=args.risk)
         results.append(r)
         label = config if len(policies) == 1 else f"{config} {policy}"
-        print(f"{label:<10} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "
-              f"at cap {r['reached_cap']}/{r['games']}  score median {r['score_median']:9.0f}  "
+        print(f"{label:<25} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "
+              f"survived {r['survived']}/{r['games']}  score median {r['score_median']:9.0f}  "
               f"ms/tray median {r['ms_per_tray_median']:7.2f}  p99 {r['ms_per_tray_p99']:8.2f}"
               + (f"  risk/1000 trays {r['risk_per_1000']:.3f} (worst 1 %: {r['risk_worst_1pct_share']:.0%})"
                  if args.risk else ""), flush=True)

@@ -21,11 +21,15 @@ from solver.ten.play import random_open_position  # noqa: E402
 from solver.ten.search import solve_open  # noqa: E402
 
 
+class Help(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The docstring as written, and each option's default."""
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--positions", type=int, default=15)
-    parser.add_argument("--left", default="6,10,14")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=Help)
+    parser.add_argument("--seed", type=int, default=1, help="the first position's seed (then seed+1, ...)")
+    parser.add_argument("--positions", type=int, default=15, help="positions per size")
+    parser.add_argument("--left", default="6,10,14", help="tiles left in both rows, a comma-separated list")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per position (then unknown)")
     args = parser.parse_args()
     print(f"ten benchmark  seed={args.seed}  positions/size={args.positions}  time limit={args.time_limit:g}s"

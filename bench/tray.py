@@ -25,7 +25,7 @@ from solver.variants import VARIANTS  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--search", action="store_true", help="also time the pure-Python search alone")

@@ -23,7 +23,7 @@ from solver.jsontext import load_json
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
 from solver.moves import Move, parse_moves, parse_turns
 from solver.policy import POLICIES
-from solver.selfplay import mode_start_board, new_random_game, play_game
+from solver.selfplay import NO_CLOCK_SECONDS, mode_start_board, new_random_game, play_game
 from solver.variants import Mode
 
 
@@ -111,15 +111,16 @@ def check_mode_stones(game_mode: Mode, start: Board) -> None:
 def play(
     rules: RulesOpt,
     seed: Annotated[int, int_option(help="seed of the deal stream and of the expert's sampling (0 or more: "
-                                           "Python's generator reads -1 as 1); the expert's lookahead also "
-                                           "follows the clock unless --fixed-rounds", min=0)],
+                                           "Python's generator reads -1 as 1); the same seed plays the same "
+                                           "game, but where --time-limit gives the expert a clock", min=0)],
     mode: Annotated[Optional[str], typer.Option(help="game mode (default: the variant's)")] = None,
     trays: Annotated[Optional[int], int_option(
         help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,
     policy: Annotated[str, typer.Option(help="greedy or expert")] = "greedy",
     time_limit: Annotated[Optional[float], float_option(
-        "--time-limit", help="expert: seconds of lookahead per tray, spent when the board gets tight "
-                             "(default 0.3; 0: none)")] = None,
+        "--time-limit", help="expert: a clock of this many seconds of lookahead per tray, spent when the "
+                             "board gets tight; the game then follows the machine's speed and load (default: no "
+                             "clock, every lookahead round is run; 0: no lookahead)")] = None,
     board: Annotated[Optional[str], typer.Option(
         help="starting board, one-line text or a file (- for stdin; default: empty, or the mode's seeded "
                   "stones)")] = None,
@@ -128,8 +129,9 @@ def play(
              "(piece ids separated by spaces or commas), or JSON (a list of trays, or {\"trays\": ..., "
              "\"reserve\": ...}); the game stops when they run out")] = None,
     fixed_rounds: Annotated[bool, typer.Option(
-        "--fixed-rounds", help="expert: run every lookahead round whatever the clock, so the same seed "
-                               "plays the same game on any machine and under any load (slower)")] = False,
+        "--fixed-rounds", help="expert: run every lookahead round whatever --time-limit says (but 0), so the "
+                               "same seed plays the same game on any machine and under any load (the default "
+                               "without --time-limit)")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Play a seeded game with a policy and report score and trays survived.
@@ -140,6 +142,7 @@ def play(
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = mode_arg(variant, mode)
     one_board(game_mode, "play plays")
+    clock = time_limit is not None and not fixed_rounds  # (a clock only where one is asked for)
     time_limit = _expert_seconds(policy, time_limit, game_mode)
     start = board_arg(board) if board is not None else mode_start_board(game_mode, seed)
     check_mode_stones(game_mode, start)
@@ -151,7 +154,7 @@ def play(
         trays = script.trays_left if trays is None else min(trays, script.trays_left)
         game = Game.dealt(variant, script, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
-        result = play_game(game, _policy(policy, time_limit, seed, fixed_rounds), trays,
+        result = play_game(game, _policy(policy, time_limit, seed, fixed_rounds, clock), trays,
                            on_tray=lambda g: bar.update(1), target=game_mode.target)
     if json_out:  # the shape issue #8 fixed; a mode with a target score (sprint) says if it ended there
         answer = {"score": result.score, "trays": result.trays, "over": result.over,
@@ -175,10 +178,10 @@ def play(
 
 
 def _expert_seconds(policy: str, time_limit: float | None, game_mode: Mode) -> float:
-    """The expert's lookahead seconds per tray (default 0.3): a setting of the expert alone, within
-    the clock of a mode that has one."""
+    """The expert's lookahead seconds per tray: a setting of the expert alone, within the clock of
+    a mode that has one."""
     if time_limit is None:
-        return 0.3
+        return NO_CLOCK_SECONDS
     check_seconds(time_limit, allow_zero=True)
     if policy != "expert":
         raise RulesError(f"--time-limit: the expert's lookahead per tray, not a setting of --policy {policy}")
@@ -188,11 +191,14 @@ def _expert_seconds(policy: str, time_limit: float | None, game_mode: Mode) -> f
     return time_limit
 
 
-def _policy(name: str, time_limit: float, seed: int, fixed_rounds: bool):
+def _policy(name: str, time_limit: float, seed: int, fixed_rounds: bool, clock: bool):
+    """``clock``: the expert's lookahead stops at ``time_limit`` seconds a tray (with whole rounds
+    done), else it runs every round: the same game on any machine (before 2026-12-06 the clock was
+    the default, at 0.3 s, and the same seed died at tray 76 or lived to 200 with the host's load)."""
     if name == "expert":
         from solver.expert import ExpertPolicy
 
-        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=not fixed_rounds)
+        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=clock)
     if fixed_rounds:
         raise RulesError(f"--fixed-rounds: a setting of the expert's lookahead, not of --policy {name}")
     return POLICIES[name]

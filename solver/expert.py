@@ -57,9 +57,9 @@ sits in rare stretches where every end state is risky (94 % in the worst
 1 % of positions), so 8,000 trays overstate a gain. The stronger
 lookahead without the term was not measured. The price is time: about
 175 ms a tray on average with fixed rounds (median about 30 ms: the
-lookahead runs only when the board is tight; p99 about 2 s), so with the
-clock (0.3 s a tray by default) the lookahead stops early on the tightest
-boards.
+lookahead runs only when the board is tight; p99 about 2 s), so with a
+clock (``play --time-limit 0.3``, the default until 2026-12-06) the lookahead
+stops early on the tightest boards.
 
 Leaf survival (``leaf_survival``, Halloween's default 4): the survival term
 one tray deeper. When some lookahead candidate has a nonzero chance of an
@@ -70,7 +70,7 @@ its approximation, is then left out. A candidate's value then carries the
 expected chance of a game over on the tray after next as well as on the
 next one. With the clock it runs only when the budget affords
 ``MIN_DEEP_ROUNDS`` rounds of it, judged by the root's measured costs (a
-deep round costs several plain ones), so play at the default 0.3 s a tray
+deep round costs several plain ones), so play with a clock of 0.3 s a tray
 mostly keeps the plain leaves (deep on 7 of the 49 decisions that looked
 ahead in a 300-tray game, seed 91; 24 of 55 at 1 s); fixed-rounds play
 (the benchmarks) always runs it when gated open. On the 20 benchmark games (2,000-tray cap, fixed

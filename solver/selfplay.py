@@ -14,6 +14,12 @@ from .policy import Policy
 from .variants import Mode
 
 
+# The expert's ``time_limit`` where it plays without a clock (``clock=False``: every lookahead round
+# runs): any number above 0 turns its lookahead on, and none is read. ``play`` and bench/selfplay.py
+# play so unless given a time limit.
+NO_CLOCK_SECONDS = 0.3
+
+
 @dataclass
 class PlayResult:
     score: int  # final score, tokens left included

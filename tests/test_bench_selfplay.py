@@ -19,8 +19,11 @@ from solver.variants import VARIANTS  # noqa: E402
 
 
 def test_every_mode_names_each_mode_of_each_variant_once():
+    """Each mode ``tenfold play`` plays: one board (Sudoku's battle, of two, it refuses; the bench
+    played it as one)."""
     names = selfplay.expand_configs("every-mode,sultan")
-    expected = [f"{v.name}:{m}" for v in VARIANTS.values() for m in v.modes]
+    expected = [f"{v.name}:{m}" for v in VARIANTS.values() for m, mode in v.modes.items() if mode.players == 1]
+    assert "sudoku:battle" not in expected and len(expected) >= 8
     assert sorted(names[:-1]) == sorted(expected) and len(names) == len(expected) + 1
     assert names[-1] == "sultan"
     for name in names[:-1]:
@@ -48,6 +51,15 @@ def test_unknown_configuration_exits_2_before_playing(bad, named):
     assert run.returncode == 2
     assert named in run.stderr and repr(bad) in run.stderr
     assert "self-play" not in run.stdout and "Traceback" not in run.stderr
+
+
+def test_a_mode_with_a_target_ends_there_and_survives():
+    """Sudoku's sprint ends at the placement that reaches 5,000, as ``tenfold play`` ends it (the
+    bench played on to the cap, as classic): such a game survived, short of the cap."""
+    sprint = selfplay.run_config("sudoku:sprint", 3, 200, "greedy", 0.0, 7, progress=False)
+    classic = selfplay.run_config("sudoku:classic", 3, 200, "greedy", 0.0, 7, progress=False)
+    assert max(sprint["trays"]) < 40 and sprint["survived"] == 3 and sprint["reached_cap"] == 0
+    assert sprint["trays"] != classic["trays"]
 
 
 def test_risk_summary_sums_the_chances():

@@ -557,6 +557,36 @@ def test_cli_play_fixed_rounds_plays_the_same_game_whatever_the_clock():
     assert greedy.exit_code == 2 and "--fixed-rounds" in greedy.output
 
 
+def test_cli_play_has_no_clock_unless_given_a_time_limit(monkeypatch):
+    """The expert plays every lookahead round by default, so a seed is one game on any machine
+    (with the clock at 0.3 s a tray, the default before, a Sultan's Labyrinth seed died at tray 76
+    in three runs of five and lived to 200 in two); --time-limit S asks for a clock, and
+    --fixed-rounds runs every round whatever it says. The same game as --fixed-rounds, move for
+    move, from a board where it looks ahead."""
+    import solver.expert
+
+    made = []
+    real = solver.expert.ExpertPolicy
+
+    def spy(*args, **kwargs):
+        made.append(kwargs["clock"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solver.expert, "ExpertPolicy", spy)
+    rng = random.Random(2026)
+    board = "/".join("".join("#" if rng.random() < 0.35 else "." for _ in range(10)) for _ in range(10))
+    base = ["play", "--rules", "halloween", "--seed", "3", "--policy", "expert", "--board", board, "--trays", "6",
+            "--json"]
+    games = {}
+    for name, extra in (("default", []), ("fixed", ["--fixed-rounds"]), ("clock", ["--time-limit", "0.5"]),
+                        ("fixed, 0.5 s", ["--time-limit", "0.5", "--fixed-rounds"])):
+        out = CliRunner().invoke(app, [*base, *extra])
+        assert out.exit_code == 0, out.output
+        games[name] = json.loads(out.stdout)["moves"]
+    assert made == [False, False, True, False]
+    assert games["default"] == games["fixed"] == games["fixed, 0.5 s"] and len(games["default"]) == 18
+
+
 def test_cli_hint_fixed_rounds_gives_the_same_plan_whatever_the_clock():
     """As for play: with --fixed-rounds the expert's hint runs every lookahead round, so 0.01 s and
     5 s give the same plan and value; with the clock, 0.01 s leaves no time to look ahead. A limit
