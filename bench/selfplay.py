@@ -12,12 +12,15 @@ Sudoku's ``battle``); a mode with a target score (Sudoku's ``sprint``) ends
 there, as ``play`` does, and a game that reached it counts as surviving.
 As ``tenfold play``, the expert runs every lookahead round unless
 ``--time-limit S`` gives it a clock of S seconds a tray (its games then
-follow the machine's speed and load). ``--policy both`` plays each configuration with
-the expert and then with greedy on the same seeds, e.g. the check that the
-expert survives 200 trays everywhere and greedy does not:
+follow the machine's speed and load), or the mode has one (Arabic's speed,
+45 s; not with ``--fixed-rounds``). ``--policy both`` plays each
+configuration with the expert and then with greedy on the same seeds, e.g.
+the check that the expert survives 200 trays everywhere and greedy does not
+(a sprint won counts as survived, by either):
 ``bench/selfplay.py --only every-mode --games 3 --cap 200 --policy both``.
 Game ``g`` of a configuration deals from seed ``seed + g``. Reports trays
-survived (median, min, how many reached the cap), final score (median) and
+placed (median, min), how many games survived (to the cap, or to the
+mode's target), final score (median) and
 milliseconds per tray (median and p99 over every tray played).
 ``--time-limit 0`` plays the 1-ply expert (no lookahead, the variant's
 other defaults kept: the tuner's policy); ``--weights`` overrides
@@ -52,7 +55,7 @@ from common import machine, percentile  # noqa: E402
 
 from solver.enumerate_jit import split  # noqa: E402  (solver before numpy: one BLAS thread, as in tenfold)
 from solver.policy import POLICIES  # noqa: E402
-from solver.selfplay import NO_CLOCK_SECONDS, mode_start_board, new_random_game, play_game  # noqa: E402
+from solver.selfplay import expert_clock, mode_start_board, new_random_game, play_game  # noqa: E402
 from solver.survival import death_chance  # noqa: E402
 from solver.variants import VARIANTS, find_variant  # noqa: E402
 
@@ -95,7 +98,7 @@ def expand_configs(only: str) -> list[str]:
     return names
 
 
-def run_config(config: str, games: int, cap: int, policy: str, time_limit: float, seed: int,
+def run_config(config: str, games: int, cap: int, policy: str, time_limit: float | None, seed: int,
                progress: bool = True, fixed_rounds: bool = False, overrides: dict | None = None,
                options: dict | None = None, risk: bool = False) -> dict:
     variant_name, mode_name = resolve_config(config)
@@ -106,6 +109,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
 
         weights = {**load_weights(variant), **overrides}
     mode = variant.mode(mode_name)
+    seconds, clock = expert_clock(time_limit, fixed_rounds, mode)  # (Arabic speed: its 45 s, as play)
     trays, scores, tray_ms, chances, game_risk, survived = [], [], [], [], [], []
     for g in range(games):
         game_seed = seed + g
@@ -120,7 +124,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
                 record_risk(game, cap, chances)
             last[0] = time.perf_counter()  # the risk measurement is not the policy's time
 
-        result = play_game(game, make_policy(policy, time_limit, game_seed, fixed_rounds, weights, options), cap,
+        result = play_game(game, make_policy(policy, seconds, game_seed, not clock, weights, options), cap,
                            on_tray=on_tray, target=mode.target)
         trays.append(result.trays)
         survived.append(not result.over)  # (the cap, or a target reached: sprint's 5,000)
@@ -133,6 +137,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
     ms = sorted(tray_ms) or [0.0]
     return {
         "config": config, "games": games, "cap": cap, "policy": policy, "time_limit": time_limit,
+        "clock": policy == "expert" and clock and seconds > 0,
         "seed": seed, "trays_median": statistics.median(trays), "trays_min": min(trays),
         "reached_cap": sum(t >= cap for t in trays), "survived": sum(survived),
         "score_median": statistics.median(scores),
@@ -197,16 +202,20 @@ def main() -> None:
             resolve_config(config)
         except ValueError as exc:
             parser.error(f"--only {config!r}: {exc} (or one of {', '.join(CONFIGS)}, every-mode)")
-    clock = args.time_limit is not None and not args.fixed_rounds
-    time_limit = NO_CLOCK_SECONDS if args.time_limit is None else args.time_limit
+    if args.policy == "greedy" and (args.time_limit is not None or args.fixed_rounds):
+        parser.error("--time-limit and --fixed-rounds: settings of the expert's lookahead, not of --policy greedy")
+    if args.time_limit is not None and (args.time_limit < 0 or args.time_limit != args.time_limit):
+        parser.error(f"--time-limit: expected 0 or more seconds, got {args.time_limit}")
+    lookahead = ("none" if args.time_limit == 0 else "every round" if args.time_limit is None or args.fixed_rounds
+                 else f"a clock of {args.time_limit} s a tray")
     print(f"self-play  policy={args.policy}  "
-          f"lookahead={f'a clock of {time_limit} s a tray' if clock else 'every round (no clock)'}  games={args.games}  "
+          f"{f'expert lookahead={lookahead}  ' if args.policy != 'greedy' else ''}games={args.games}  "
           f"cap={args.cap}  seed={args.seed}  machine: {machine()}")
     results = []
     policies = ("expert", "greedy") if args.policy == "both" else (args.policy,)
     for config, policy in [(c, p) for c in configs for p in policies]:
-        r = run_config(config, args.games, args.cap, policy, time_limit, args.seed,
-                       fixed_rounds=not clock, overrides=overrides, options=options, risk=args.risk)
+        r = run_config(config, args.games, args.cap, policy, args.time_limit, args.seed,
+                       fixed_rounds=args.fixed_rounds, overrides=overrides, options=options, risk=args.risk)
         results.append(r)
         label = config if len(policies) == 1 else f"{config} {policy}"
         print(f"{label:<25} trays median {r['trays_median']:7.1f}  min {r['trays_min']:5d}  "

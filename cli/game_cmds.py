@@ -12,7 +12,8 @@ from cli.console import progress
 from cli.draw import draw_board
 from cli.inputs import (board_arg, board_text_arg, is_file, read_named_json, read_text_arg, refuse_missing_path,
                         source_name)
-from cli.options import check_seconds, check_streak_and_tokens, float_option, int_option, mode_arg, variant_arg
+from cli.options import (check_seconds, check_streak_and_tokens, float_option, int_option, mode_arg, number_text,
+                         variant_arg)
 from cli.tray_cmd import RulesOpt
 from generator.render import field_text, stars_text
 from solver.board import Board, parse_board
@@ -23,7 +24,7 @@ from solver.jsontext import load_json
 from solver.level import Level, Pack, parse_level_or_pack, pick_level
 from solver.moves import Move, parse_moves, parse_turns
 from solver.policy import POLICIES
-from solver.selfplay import NO_CLOCK_SECONDS, mode_start_board, new_random_game, play_game
+from solver.selfplay import expert_clock, mode_start_board, new_random_game, play_game
 from solver.variants import Mode
 
 
@@ -142,8 +143,7 @@ def play(
         raise RulesError(f"--policy: unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     game_mode = mode_arg(variant, mode)
     one_board(game_mode, "play plays")
-    clock = time_limit is not None and not fixed_rounds  # (a clock only where one is asked for)
-    time_limit = _expert_seconds(policy, time_limit, game_mode)
+    time_limit, clock = _expert_clock(policy, time_limit, fixed_rounds, game_mode)
     start = board_arg(board) if board is not None else mode_start_board(game_mode, seed)
     check_mode_stones(game_mode, start)
     if deals is None:
@@ -177,18 +177,18 @@ def play(
         typer.echo(f"rank: {variant.rank(result.score)}")
 
 
-def _expert_seconds(policy: str, time_limit: float | None, game_mode: Mode) -> float:
-    """The expert's lookahead seconds per tray: a setting of the expert alone, within the clock of
-    a mode that has one."""
-    if time_limit is None:
-        return NO_CLOCK_SECONDS
-    check_seconds(time_limit, allow_zero=True)
-    if policy != "expert":
-        raise RulesError(f"--time-limit: the expert's lookahead per tray, not a setting of --policy {policy}")
-    clock = game_mode.seconds_per_tray
-    if clock is not None and time_limit > clock:
-        raise RulesError(f"--time-limit: mode {game_mode.name} gives {clock} s a tray, got {time_limit:g}")
-    return time_limit
+def _expert_clock(policy: str, time_limit: float | None, fixed_rounds: bool, game_mode: Mode) -> tuple[float, bool]:
+    """``--time-limit`` checked (a setting of the expert alone, within the clock of a mode that has
+    one), then the expert's seconds a tray and whether they are a clock (``expert_clock``)."""
+    if time_limit is not None:
+        check_seconds(time_limit, allow_zero=True)
+        if policy != "expert":
+            raise RulesError(f"--time-limit: the expert's lookahead per tray, not a setting of --policy {policy}")
+        mode_clock = game_mode.seconds_per_tray
+        if mode_clock is not None and time_limit > mode_clock:
+            raise RulesError(f"--time-limit: mode {game_mode.name} gives {mode_clock} s a tray, "
+                             f"got {number_text(time_limit)}")
+    return expert_clock(time_limit, fixed_rounds, game_mode)
 
 
 def _policy(name: str, time_limit: float, seed: int, fixed_rounds: bool, clock: bool):

@@ -79,8 +79,8 @@ def _usage_message(err: click_errors.UsageError) -> str:
     """A usage error's message; an option's bad value as the commands' own checks say theirs,
     ``--seed: expected 0 or more, got -1`` (click's ``Invalid value for '--seed': ...``)."""
     param = getattr(err, "param", None)
-    if isinstance(err, click_errors.BadParameter) and getattr(param, "param_type_name", "") == "option" \
-            and err.param_hint is None and param.opts:
+    if isinstance(err, click_errors.BadParameter) and not isinstance(err, click_errors.MissingParameter) \
+            and getattr(param, "param_type_name", "") == "option" and err.param_hint is None and param.opts:
         return f"{max(param.opts, key=len)}: {err.message}"
     return err.format_message()
 

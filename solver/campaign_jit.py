@@ -994,7 +994,8 @@ def upper_bound(level: Level, filled: int, points: int, run: int, turn_cleared: 
     return int(_bound(np.uint64(f_lo), np.uint64(f_hi), np.uint64(s_lo), np.uint64(s_hi), points, run,
                       int(turn_cleared), int(prev_turn_cleared), tray_index, left_mask, placed, full_scan,
                       level.limit, tb.rem_n, tb.rem_cells, tb.rem_caps, tb.rem_ends, tb.ev, tb.ev_from, tb.fam_zone,
-                      tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, bool(variant.regions), tb.pts, tb.paying, variant.cell_points, variant.flow_bonus,
+                      tb.fam_count, tb.fam_refill, tb.zone_lo, tb.zone_hi, bool(variant.regions), tb.pts, tb.paying,
+                      variant.cell_points, variant.flow_bonus,
                       level.tokens * variant.token_bonus, np.zeros(16, np.int64)))
 
 

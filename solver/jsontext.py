@@ -2,10 +2,10 @@
 malformed JSON (with its line and column), nesting too deep to read, integers too long to
 convert, numbers JSON has not (``NaN``, ``Infinity``, which Python's reader takes, and one too
 large for a float, as ``1e400``, which it reads as infinity, or too small, as ``1e-400``, which
-it reads as 0: a strict reader of what we write would refuse them), and strings that are not text: a lone UTF-16 surrogate, which ``\\ud800``
-spells in valid JSON but no output can encode, and a control character other than tab, line
-feed and carriage return (``\\u0001``), which XML (the Tiled maps, the pictures) cannot hold
-and which a terminal would act on."""
+it reads as 0: a strict reader of what we write would refuse them), and strings that are not
+text: a lone UTF-16 surrogate, which ``\\ud800`` spells in valid JSON but no output can encode,
+and a control character other than tab, line feed and carriage return (``\\u0001``), which XML
+(the Tiled maps, the pictures) cannot hold and which a terminal would act on."""
 
 from __future__ import annotations
 

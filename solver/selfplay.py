@@ -15,9 +15,20 @@ from .variants import Mode
 
 
 # The expert's ``time_limit`` where it plays without a clock (``clock=False``: every lookahead round
-# runs): any number above 0 turns its lookahead on, and none is read. ``play`` and bench/selfplay.py
-# play so unless given a time limit.
+# runs): any number above 0 turns its lookahead on, and none is read.
 NO_CLOCK_SECONDS = 0.3
+
+
+def expert_clock(time_limit: float | None, fixed_rounds: bool, mode: Mode) -> tuple[float, bool]:
+    """The expert's lookahead seconds per tray in ``play`` (and bench/selfplay.py), and whether they
+    are a clock (else every round runs, and a seed is one game on any machine): a clock where a
+    time limit asks for one, or where the mode has one (Arabic's speed: 45 s a tray, which every
+    round fits by far, p99 about 1 s), but never with ``fixed_rounds``."""
+    if time_limit is None:
+        if mode.seconds_per_tray is None:
+            return NO_CLOCK_SECONDS, False
+        return float(mode.seconds_per_tray), not fixed_rounds
+    return time_limit, not fixed_rounds
 
 
 @dataclass

@@ -630,6 +630,8 @@ def test_an_empty_mode_is_not_the_default_mode(tmp_path):
     (["tray", "--streak", "abc"], ["error: --streak: expected an integer, got 'abc'", "tenfold tray --help"]),
     (["play", "--trays", "0"], ["error: --trays: expected 1 or more, got 0", "tenfold play --help"]),
     (["solve"], ["Missing argument", "tenfold solve --help"]),
+    # (a missing option read "error: --seed:  (see ...)": its message is click's format alone)
+    (["play", "--rules", "halloween"], ["error: Missing option '--seed'.", "tenfold play --help"]),
     (["solve", "--bogus", "x"], ["No such option: --bogus", "tenfold solve --help"]),
     (["nosuch"], ["No such command 'nosuch'", "tenfold --help"]),
     (["ten", "nosuch"], ["No such command 'nosuch'", "tenfold ten --help"]),
@@ -1221,6 +1223,8 @@ def test_serve_names_the_option_of_a_path_the_file_system_refuses(tmp_path):
      ["--time-limit: the expert's lookahead per tray, not a setting of --policy greedy"]),
     (["play", "--rules", "arabic", "--mode", "speed", "--seed", "1", "--policy", "expert", "--time-limit", "46"],
      ["--time-limit: mode speed gives 45 s a tray, got 46"]),
+    (["play", "--rules", "arabic", "--mode", "speed", "--seed", "1", "--policy", "expert", "--time-limit",
+      "45.0000001"], ["--time-limit: mode speed gives 45 s a tray, got 45.0000001"]),  # (it read "got 45")
     (["hint", "--rules", "halloween", "--tray", "1x1", "--time-limit", "3"],
      ["--time-limit: a setting of the expert's lookahead or of --method cpsat, not of --policy best with "
       "--method search"]),

@@ -585,6 +585,12 @@ def test_cli_play_has_no_clock_unless_given_a_time_limit(monkeypatch):
         games[name] = json.loads(out.stdout)["moves"]
     assert made == [False, False, True, False]
     assert games["default"] == games["fixed"] == games["fixed, 0.5 s"] and len(games["default"]) == 18
+    # a mode with a clock of its own (Arabic's speed, 45 s a tray) keeps it, but with --fixed-rounds
+    for extra, clock in (([], True), (["--fixed-rounds"], False), (["--time-limit", "2"], True)):
+        out = CliRunner().invoke(app, ["play", "--rules", "arabic", "--mode", "speed", "--seed", "3", "--policy",
+                                       "expert", "--trays", "1", *extra])
+        assert out.exit_code == 0, out.output
+        assert made[-1] == clock, extra
 
 
 def test_cli_hint_fixed_rounds_gives_the_same_plan_whatever_the_clock():
