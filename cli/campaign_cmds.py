@@ -68,7 +68,7 @@ def solve_one(level: Level, method: str, time_limit: float, interrupt: Interrupt
 
 @cli_errors
 def solve(
-    path: Annotated[str, typer.Argument(help="a level or pack JSON file (- for stdin)")],
+    path: Annotated[str, typer.Argument(help="a level or pack JSON file (- for stdin)", metavar="LEVEL_OR_PACK.json")],
     level: Annotated[Optional[str], typer.Option("--level", help="the level id inside a pack")] = None,
     time_limit: Annotated[float, float_option(help="seconds per level (inf: no limit)")] = 30.0,
     method: Annotated[str, typer.Option(help="search, cpsat or auto (the search for half the time, then CP-SAT "
@@ -214,7 +214,7 @@ def _move_text(data: dict) -> str:
 
 @cli_errors
 def verify(
-    path: Annotated[str, typer.Argument(help="a level or pack JSON file (- for stdin)")],
+    path: Annotated[str, typer.Argument(help="a level or pack JSON file (- for stdin)", metavar="LEVEL_OR_PACK.json")],
     level: Annotated[Optional[str], typer.Option("--level", help="only this level of a pack")] = None,
     time_limit: Annotated[float, float_option(
         help="seconds per level to re-prove best, or to find a winning line for a level without claims "

@@ -23,7 +23,8 @@ PICTURES = ("svg", "png")  # the formats --solution draws into
 
 @cli_errors
 def export(
-    source: Annotated[str, typer.Argument(help="a level or pack JSON file (- for stdin)")],
+    source: Annotated[str, typer.Argument(help="a level or pack JSON file (- for stdin)",
+                                          metavar="LEVEL_OR_PACK.json")],
     fmt: Annotated[str, typer.Option("--format", help=" | ".join(FORMATS))],
     out: Annotated[str, typer.Option(help="the file to write; for a whole pack, the folder")],
     level: Annotated[Optional[str], typer.Option(help="export only this level of a pack")] = None,
@@ -64,7 +65,8 @@ def refuse_overwriting(files: dict, source: Path) -> None:
 
 @cli_errors
 def render(
-    source: Annotated[str, typer.Argument(help="a pack or level JSON file (- for stdin)")],
+    source: Annotated[str, typer.Argument(help="a pack or level JSON file (- for stdin)",
+                                          metavar="PACK_OR_LEVEL.json")],
     out: Annotated[str, typer.Option(help="folder for index.html")],
 ) -> None:
     """Write a static, offline HTML page of a pack or one level.

@@ -224,7 +224,8 @@ def _describe_level(level: Level) -> str:
 
 @cli_errors
 def show(
-    what: Annotated[str, typer.Argument(help="board text, a board file, or a level/pack JSON file (- for stdin)")],
+    what: Annotated[str, typer.Argument(
+        help="board text, a board file, or a level/pack JSON file (- for stdin)", metavar="BOARD_OR_LEVEL")],
     level: Annotated[Optional[str], typer.Option("--level", help="only this level of a pack")] = None,
 ) -> None:
     """Draw a board, a level or a pack (or one of its levels) in the terminal (- reads it from stdin)."""

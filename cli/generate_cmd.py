@@ -24,7 +24,7 @@ from solver.workers import MAX_WORKERS
 
 @cli_errors
 def generate(
-    kind: Annotated[str, typer.Argument(help="sultan or halloween")],
+    kind: Annotated[str, typer.Argument(help="sultan or halloween", metavar="KIND")],
     count: Annotated[int, int_option(help=f"levels in the pack (1 to {MAX_COUNT:,})")],
     seed: Annotated[int, int_option(help="the pack's seed (0 or more): the same seed gives the same file",
                                       min=0)],

@@ -22,7 +22,8 @@ app = typer.Typer(help="Ten (Steffen Spiele): winning lines, exact solving, and 
                   no_args_is_help=True, cls=FlagsGroup)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
-PositionArg = Annotated[str, typer.Argument(help="tenfold.ten/1 position file, or - for stdin")]
+PositionArg = Annotated[str, typer.Argument(help="tenfold.ten/1 position file, or - for stdin",
+                                            metavar="POSITION.json")]
 
 
 def draw_field(position: TenPosition, mark: tuple[int, int] | None = None) -> str:

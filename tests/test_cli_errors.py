@@ -643,6 +643,22 @@ def test_a_usage_error_is_one_line_too(args, needles):
     assert line.startswith("error: ")
 
 
+@pytest.mark.parametrize("command, argument", [
+    (["show"], "BOARD_OR_LEVEL"), (["solve"], "LEVEL_OR_PACK.json"), (["verify"], "LEVEL_OR_PACK.json"),
+    (["export"], "LEVEL_OR_PACK.json"), (["render"], "PACK_OR_LEVEL.json"), (["ten", "wins"], "POSITION.json"),
+    (["ten", "solve"], "POSITION.json"), (["generate"], "KIND"),
+])
+def test_a_missing_argument_is_named_as_the_docs_name_it(command, argument):
+    """A command's file argument is named in its errors and help as docs/cli.md writes it (the
+    parameter's own name read 'Missing argument 'path'', and the help's usage ``{path}``)."""
+    assert_bad_input(runner.invoke(app, command), f"Missing argument '{argument}'.")
+    if command != ["generate"]:  # (the docs write its two kinds: sultan|halloween)
+        docs = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+        assert f"tenfold {' '.join(command)} {argument}" in docs
+    usage = runner.invoke(app, [*command, "--help"]).stdout
+    assert argument in usage.split("Usage:", 1)[1].splitlines()[0], usage[:300]
+
+
 def test_every_help_shows_flags_as_flags_and_they_take_no_value():
     """typer 0.29's help wrote each flag as '--json <bool>', as if it took a value (which '--json
     true' refuses); every command's help, the groups' too, shows its flags bare."""
