@@ -69,12 +69,12 @@ CONFIGS = {  # name -> (variant, mode)
 }
 
 
-def make_policy(name: str, time_limit: float, seed: int, fixed_rounds: bool = False,
+def make_policy(name: str, time_limit: float, seed: int, clock: bool = True,
                 weights: dict | None = None, options: dict | None = None):
     if name == "expert":
         from solver.expert import ExpertPolicy
 
-        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=not fixed_rounds, weights=weights,
+        return ExpertPolicy(time_limit=time_limit, seed=seed, clock=clock, weights=weights,
                             **(options or {}))
     return POLICIES[name]
 
@@ -124,7 +124,7 @@ def run_config(config: str, games: int, cap: int, policy: str, time_limit: float
                 record_risk(game, cap, chances)
             last[0] = time.perf_counter()  # the risk measurement is not the policy's time
 
-        result = play_game(game, make_policy(policy, seconds, game_seed, not clock, weights, options), cap,
+        result = play_game(game, make_policy(policy, seconds, game_seed, clock, weights, options), cap,
                            on_tray=on_tray, target=mode.target)
         trays.append(result.trays)
         survived.append(not result.over)  # (the cap, or a target reached: sprint's 5,000)

@@ -154,7 +154,7 @@ def play(
         trays = script.trays_left if trays is None else min(trays, script.trays_left)
         game = Game.dealt(variant, script, start, game_mode.tokens)
     with progress(range(trays), length=trays, label=f"{variant.name} seed {seed}") as bar:
-        result = play_game(game, _policy(policy, time_limit, seed, fixed_rounds, clock), trays,
+        result = play_game(game, _policy(policy, time_limit, seed, clock), trays,
                            on_tray=lambda g: bar.update(1), target=game_mode.target)
     if json_out:  # the shape issue #8 fixed; a mode with a target score (sprint) says if it ended there
         answer = {"score": result.score, "trays": result.trays, "over": result.over,
@@ -178,8 +178,9 @@ def play(
 
 
 def _expert_clock(policy: str, time_limit: float | None, fixed_rounds: bool, game_mode: Mode) -> tuple[float, bool]:
-    """``--time-limit`` checked (a setting of the expert alone, within the clock of a mode that has
-    one), then the expert's seconds a tray and whether they are a clock (``expert_clock``)."""
+    """``--time-limit`` and ``--fixed-rounds`` checked (settings of the expert alone; the time within
+    the clock of a mode that has one), then the expert's seconds a tray and whether they are a clock
+    (``expert_clock``)."""
     if time_limit is not None:
         check_seconds(time_limit, allow_zero=True)
         if policy != "expert":
@@ -188,10 +189,12 @@ def _expert_clock(policy: str, time_limit: float | None, fixed_rounds: bool, gam
         if mode_clock is not None and time_limit > mode_clock:
             raise RulesError(f"--time-limit: mode {game_mode.name} gives {mode_clock} s a tray, "
                              f"got {number_text(time_limit)}")
+    if fixed_rounds and policy != "expert":
+        raise RulesError(f"--fixed-rounds: a setting of the expert's lookahead, not of --policy {policy}")
     return expert_clock(time_limit, fixed_rounds, game_mode)
 
 
-def _policy(name: str, time_limit: float, seed: int, fixed_rounds: bool, clock: bool):
+def _policy(name: str, time_limit: float, seed: int, clock: bool):
     """``clock``: the expert's lookahead stops at ``time_limit`` seconds a tray (with whole rounds
     done), else it runs every round: the same game on any machine (before 2026-12-06 the clock was
     the default, at 0.3 s, and the same seed died at tray 76 or lived to 200 with the host's load)."""
@@ -199,8 +202,6 @@ def _policy(name: str, time_limit: float, seed: int, fixed_rounds: bool, clock: 
         from solver.expert import ExpertPolicy
 
         return ExpertPolicy(time_limit=time_limit, seed=seed, clock=clock)
-    if fixed_rounds:
-        raise RulesError(f"--fixed-rounds: a setting of the expert's lookahead, not of --policy {name}")
     return POLICIES[name]
 
 

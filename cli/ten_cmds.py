@@ -83,6 +83,11 @@ def wins(position_file: PositionArg, json_out: JsonOpt = False) -> None:
         typer.echo(f"threats of {colour_name(colour)}: {cells}")
 
 
+def _from_text(move) -> str:
+    """Where a second-round move takes its tile from, for a line of text (nothing for a placement)."""
+    return f" from ({move.origin[0]},{move.origin[1]})" if move.origin else ""
+
+
 def _describe_result(position: TenPosition, result: SolveResult) -> str:
     mover = colour_name(position.to_move)
     lines = [f"{mover} to move: {result.result} (depth {result.depth}, {result.nodes} nodes,"
@@ -98,8 +103,7 @@ def _describe_result(position: TenPosition, result: SolveResult) -> str:
             if colour != turn:  # (the line leaves out a pass: the player to move had no move)
                 steps.append(f"{colour_name(turn)} passes")
             turn = 1 - colour
-            src = f" from ({move.origin[0]},{move.origin[1]})" if move.origin else ""
-            steps.append(f"{colour_name(colour)} {move.value}@({move.x},{move.y}){src}")
+            steps.append(f"{colour_name(colour)} {move.value}@({move.x},{move.y}){_from_text(move)}")
         lines.append("line: " + ", ".join(steps))
     return "\n".join(lines)
 
@@ -148,9 +152,8 @@ def play(
     def show(position, colour, move, result):
         if json_out and not console.terminal():  # the JSON holds the moves; the drawing is for a person
             return
-        src = f" from ({move.origin[0]},{move.origin[1]})" if move.origin else ""
         extra = "" if result.win_probability is None else f", p(win)={result.win_probability:.3f}"
-        typer.echo(f"{colour_name(colour)} plays {move.value} on ({move.x},{move.y}){src}"
+        typer.echo(f"{colour_name(colour)} plays {move.value} on ({move.x},{move.y}){_from_text(move)}"
                    f"  [{result.result} at depth {result.depth}{extra}]", err=json_out)
         typer.echo(draw_field(position, (move.x, move.y)), err=json_out)
         typer.echo(_hand_text(position) + "\n", err=json_out)
