@@ -1,6 +1,6 @@
 """The HTTP JSON API of ``tenfold serve``, as one pure function: (method, path, body) -> Response.
 
-No sockets here (``cli/serve_cmd.py`` is the thin layer that has them), so
+No sockets here (``cli/http_server.py`` is the thin layer that has them), so
 every route and every malformed request is testable directly. Bad input is a
 400 whose JSON ``error`` names the problem; nothing a client sends raises.
 """

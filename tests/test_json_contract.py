@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 import export_fixtures as fx
 from cli.api import Api, load_packs
 from cli.main import app
-from cli.serve_cmd import make_server
+from cli.http_server import make_server
 from solver.level import parse_level, play_solution
 from solver.moves import Placement, TokenUse, parse_moves
 from test_campaign import open_level_data, pumpkin_level

@@ -20,7 +20,7 @@ from level_reference import reference_check
 from cli.answer_cache import AnswerCache
 from cli.api import Api, load_packs
 from cli.main import app
-from cli.serve_cmd import make_server
+from cli.http_server import make_server
 from solver.bitboard import bb_cell
 from solver.board import Board
 from solver.pieces import get_piece

@@ -25,7 +25,7 @@ import export_fixtures as fx
 from cli.answer_cache import AnswerCache
 from cli.api import Api, Response
 from cli.main import app
-from cli.serve_cmd import ApiHandler, make_server
+from cli.http_server import ApiHandler, make_server
 from solver.pieces import SHAPE_CACHE, _get_piece, get_piece, placements
 from test_serve import read_until_closed, tray_cli_json, wait_until
 
@@ -238,7 +238,7 @@ def test_a_stop_answers_a_request_whose_body_is_still_coming_503_at_once(monkeyp
 def test_a_body_refused_for_what_it_is_keeps_its_status_as_the_stop_begins(monkeypatch):
     """Only a read the stop cut short is answered 503: a body refused for itself (413 here) just as
     the stop begins keeps its own status, which a retry elsewhere would get too."""
-    from cli.serve_cmd import BodyError
+    from cli.http_server import BodyError
 
     def refused(handler, method):
         handler.server.stopping = True  # (the stop begins, but has not cut this read)
@@ -377,7 +377,7 @@ def test_a_read_begun_past_the_deadline_times_out(past):
     reads up to half a second late did)."""
     from types import SimpleNamespace
 
-    from cli.serve_cmd import _DeadlineReader
+    from cli.http_server import _DeadlineReader
 
     ours, theirs = socket.socketpair()
     with ours, theirs:
@@ -457,7 +457,7 @@ def test_connections_past_the_cap_are_answered_503_and_the_slots_come_back(monke
     """One thread a connection, and an idle keep-alive one holds its thread: past
     ``max_connections`` a connection is answered 503 at once and closed (a client opening
     connections without end cannot exhaust the process); one closed frees its slot."""
-    from cli.serve_cmd import ApiServer
+    from cli.http_server import ApiServer
 
     monkeypatch.setattr(ApiServer, "max_connections", 2)
     server = running(Api({}, None))
@@ -492,7 +492,7 @@ def test_the_busy_answer_carries_the_cors_headers(monkeypatch):
     """A browser game on --cors-origin could not read the 503 past the connection cap, nor its
     Retry-After (a docs audit): the busy answer carries the CORS headers every other answer
     does, and exposes Retry-After."""
-    from cli.serve_cmd import ApiServer
+    from cli.http_server import ApiServer
 
     monkeypatch.setattr(ApiServer, "max_connections", 1)
     server = running(Api({}, None), cors_origin="http://localhost:8080")
@@ -804,7 +804,7 @@ def test_a_head_request_refused_gets_no_body():
 def test_a_server_whose_accepting_loop_fails_exits_1(tmp_path, monkeypatch):
     """A loop that takes connections and dies stopped the server with exit 0, 'stopped', as a
     clean stop: a service manager would not restart it."""
-    from cli.serve_cmd import ApiServer
+    from cli.http_server import ApiServer
 
     def broken(self, stop):
         raise RuntimeError("the loop broke")
