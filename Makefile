@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-deep install bench clean
+.PHONY: run test test-deep lint install bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,8 +14,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest -n 2 --dist worksteal
+
+# Undefined names, unused imports, lines past 120 characters ([tool.ruff] in pyproject.toml).
+lint: $(STAMP)
+	$(BIN)/ruff check --quiet .
 
 # Every seed, the slow ones `make test` leaves out too (tests/tiers.py): about a third longer.
 test-deep: $(STAMP)

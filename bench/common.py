@@ -49,4 +49,5 @@ def percentile(values: list[float], q: float) -> float:
 def summary(label: str, seconds: list[float]) -> str:
     ms = sorted(s * 1000 for s in seconds)
     p99 = percentile(ms, 0.99)
-    return f"{label:<34} n={len(ms):5d}  median {statistics.median(ms):9.3f} ms  p99 {p99:9.3f} ms  max {ms[-1]:9.3f} ms"
+    median = statistics.median(ms)
+    return f"{label:<34} n={len(ms):5d}  median {median:9.3f} ms  p99 {p99:9.3f} ms  max {ms[-1]:9.3f} ms"

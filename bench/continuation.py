@@ -9,9 +9,9 @@ the line``, a winning line's first moves (0 to limit-2 of them) then one random 
 player who has just left it. Levels: the shipped packs' (their stored solutions), and the
 candidates ``tenfold generate halloween`` builds (``bench/campaign.py``'s ``generated``
 levels, with the construction's line) of each ``--trays``. Each position is answered as the
-server does (``LEVEL_HINT_NODES`` nodes); the figures are its time (median and p99; ``--nodes`` sets another budget), how many it
-proves (``optimal`` or ``infeasible``) and how many it finds still winnable. The first answer of a
-run loads the compiled search and is not timed.
+server does (``LEVEL_HINT_NODES`` nodes); the figures are its time (median and p99; ``--nodes``
+sets another budget), how many it proves (``optimal`` or ``infeasible``) and how many it finds
+still winnable. The first answer of a run loads the compiled search and is not timed.
 """
 
 from __future__ import annotations

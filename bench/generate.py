@@ -1,7 +1,8 @@
 """Generator benchmark: accepted levels per minute per core, by kind, tray count and grade, and
 the median and p99 time to build (and prove) one candidate.
 
-    .venv/bin/python bench/generate.py [--candidates 40] [--seed 2026] [--rows sultan:1,sultan:2,halloween:2,halloween:3,halloween:5]
+    .venv/bin/python bench/generate.py [--candidates 40] [--seed 2026]
+        [--rows sultan:1,sultan:2,halloween:2,halloween:3,halloween:5]
 """
 
 from __future__ import annotations

@@ -59,9 +59,9 @@ def main() -> None:
             path.write_text(text, "utf-8")
             loads, writes = [], []
             for _ in range(args.repeats):
-                seconds, pack = cpu(lambda: parse_pack(load_json(path.read_text("utf-8"), "pack"), "pack"))
+                seconds, pack = cpu(lambda path=path: parse_pack(load_json(path.read_text("utf-8"), "pack"), "pack"))
                 loads.append(seconds / size)
-                seconds, _ = cpu(lambda: json.dumps(pack.to_json(), indent=2, ensure_ascii=False))
+                seconds, _ = cpu(lambda pack=pack: json.dumps(pack.to_json(), indent=2, ensure_ascii=False))
                 writes.append(seconds / size)
                 del pack
         tracemalloc.start()
@@ -70,7 +70,8 @@ def main() -> None:
         tracemalloc.stop()
         del pack
         us = 1e6
-        print(f"{size:>7,} levels ({len(text) / 1e6:5.1f} MB): load median {sorted(loads)[len(loads) // 2] * us:6.1f} us/level"
+        print(f"{size:>7,} levels ({len(text) / 1e6:5.1f} MB):"
+              f" load median {sorted(loads)[len(loads) // 2] * us:6.1f} us/level"
               f"  p99 {percentile(loads, 0.99) * us:6.1f}  write median {sorted(writes)[len(writes) // 2] * us:6.1f}"
               f"  p99 {percentile(writes, 0.99) * us:6.1f}  peak memory of a load {peak / size / 1024:5.1f} KB/level")
 

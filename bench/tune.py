@@ -14,8 +14,8 @@ instead (the exact next-tray chances summed, ``bench/selfplay.py --risk``),
 the measure to tune Halloween on: its 1-ply expert rarely ends a game
 within a few hundred trays, so trays survived barely tell weights apart.
 (A first run from 55%-full starts, cap 80, mostly moved score, not
-survival: survival from such starts is decided by the start board.) Arabic is tuned on Sultan's Labyrinth (4 seeded stones,
-3 tokens), its hardest mode; the others on their default mode. Every
+survival: survival from such starts is decided by the start board.) Arabic is tuned on
+Sultan's Labyrinth (4 seeded stones, 3 tokens), its hardest mode; the others on their default mode. Every
 candidate plays the same seeds (common random numbers).
 
 Search: for each weight in turn, try it scaled by 1 +/- ``step`` (or set to

@@ -187,7 +187,8 @@ def tmx_text(level: Level, pack_id: str | None = None) -> str:
     data.text = "\n" + ",\n".join(",".join(map(str, gids[r * SIZE:(r + 1) * SIZE])) for r in range(SIZE)) + "\n"
     group = ET.SubElement(root, "objectgroup", {"id": "2", "name": "trays"})
     for o in objects:
-        obj = ET.SubElement(group, "object", {k: str(o[k]) for k in ("id", "name", "type", "x", "y", "width", "height")})
+        fields = ("id", "name", "type", "x", "y", "width", "height")
+        obj = ET.SubElement(group, "object", {k: str(o[k]) for k in fields})
         _xml_props(obj, o["properties"])
     ET.indent(root, space=" ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -17,7 +17,7 @@ _THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")  # OpenBLAS reads the fir
 if not any(name in os.environ for name in _THREADS):
     os.environ.update(dict.fromkeys(_THREADS, "1"))
 
-from .jitcache import cache_fallback, purge_stale
+from .jitcache import cache_fallback, purge_stale  # noqa: E402 (after the thread setting above)
 
 _PACKAGE = Path(__file__).resolve().parent
 if (_cache := cache_fallback(_PACKAGE)) is not None:  # (before numba reads its settings)

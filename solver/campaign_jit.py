@@ -68,8 +68,8 @@ instead of 3, 10-30 % less time on two of the other three, none on the last.
 The test runs too on a child whose one placement left is the next tray's first (the limit
 falls there): a piece of that tray must clear every pumpkin left, or the child is dropped. On
 5-tray benchmark level 4 (limit 13): 4.47 M nodes to 2.92 M, 3.5 s to 2.2 s; levels 0, 6, 8,
-10, 11 and 19 searched the same nodes in the same time, level 12 5 % fewer. With two placements left (their pieces in either
-order, ``_usable_by_two``) it cut more nodes (level 6: 1.01 M to 0.42 M) but cost more time
+10, 11 and 19 searched the same nodes in the same time, level 12 5 % fewer. With two placements
+left (their pieces in either order, ``_usable_by_two``) it cut more nodes (level 6: 1.01 M to 0.42 M) but cost more time
 than they had (1.3 s to 1.5 s there, 2.7 s to 3.4 s on level 4).
 Where one placement is left after a plain one, that test runs for all the
 plain spots of a piece at once (``_pumpkin_partners``): only spots after which
@@ -257,7 +257,8 @@ def _search(f0_lo, f0_hi, p0_lo, p0_hi, st_lo, st_hi, full_scan0, limit, need_pu
             spot_touch, spot_of, offs, offs_n, anchor_lo, anchor_hi, cover_lo, cover_hi, fam_zone, fam_count,
             fam_refill, zone_lo, zone_hi, zone_region, has_regions, pts, paying, cell_points, flow_bonus, run_cap,
             bonus_const, best0, target, node_limit, deadline, tt_bits, start, tt, tt_used,
-            tok_kinds, token_bonus, rot_n, rot_g, cell_zones, final_rule, bound_every, run_margin, dead_rule, value_rule):
+            tok_kinds, token_bonus, rot_n, rot_g, cell_zones, final_rule, bound_every, run_margin, dead_rule,
+            value_rule):
     """Search from the state ``start`` = (tray index, unplaced slots, run, turn cleared, previous
     turn cleared, points, placed, tokens) on the board (f0, p0); ``tt`` and ``tt_used`` carry the
     transposition table between calls (its values are points plus ``bonus_const``).

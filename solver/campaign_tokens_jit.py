@@ -32,7 +32,8 @@ def _mv_push(mv, e, i, g, k, cost, lo, hi):
 @nb.njit(cache=True)
 def _token_moves(f_lo, f_hi, st_lo, st_hi, t_idx, left, tokens, ub, best, full_scan, can_rotate, can_remove,
                  prevent, token_bonus, tray_len, tray_piece, tray_group, rot_n, rot_g, anchor_lo, anchor_hi, spot_of,
-                 spot_lo, spot_hi, spot_touch, zone_lo, zone_hi, mv, e, comb, cells_buf, zbuf_lo, zbuf_hi, budget, room):
+                 spot_lo, spot_hi, spot_touch, zone_lo, zone_hi, mv, e, comb, cells_buf, zbuf_lo, zbuf_hi, budget,
+                 room):
     """``CampaignSearch._token_placements`` for one state: append its placements that spend
     rotate/remove tokens to the move stack ``mv`` from row ``e`` (``_mv_push``).
 

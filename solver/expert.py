@@ -87,8 +87,8 @@ policy also escaped most of them) and are not the evidence.
 Tokens: when the tray cannot be placed, the cheapest rescue is taken:
 the single rotate or remove whose tray then has the best value, else a
 reroll (Arabic), a swap of the piece that blocks (Sudoku) or a refresh,
-else the fewest rotates/removes ``TraySearch.rescue`` finds. With more than ``keep_tokens`` tokens, an Arabic rotation is spent
-when it raises the tray's value by more than the token's end bonus.
+else the fewest rotates/removes ``TraySearch.rescue`` finds. With more than ``keep_tokens``
+tokens, an Arabic rotation is spent when it raises the tray's value by more than the token's end bonus.
 
 ``ExpertPolicy`` is a ``Policy``: it returns one move per call and keeps
 the rest of the plan keyed on the game state it expects, so any other

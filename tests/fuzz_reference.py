@@ -1,7 +1,8 @@
 """More of ``test_campaign_reference``'s tiny levels than the suite runs: the campaign solvers
 against the brute force on the reference rules, seed by seed.
 
-    .venv/bin/python tests/fuzz_reference.py [--start 400] [--end 4400] [--cpsat] [--cap 5] [--reserve | --stony [--tokens]]
+    .venv/bin/python tests/fuzz_reference.py [--start 400] [--end 4400] [--cpsat] [--cap 5]
+        [--reserve | --stony [--tokens]]
 
 ``--reserve``: the levels with a reserve to redeal from (``reserve_level``; the search only, as
 CP-SAT does not model the draws). ``--stony``: strips of open cells on boards of stones

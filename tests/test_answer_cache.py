@@ -280,7 +280,8 @@ def test_a_cached_answer_that_is_not_an_object_is_a_miss(tmp_path, capsys, text)
     question = {"rules": "halloween", "tray": ["1x1"]}
     cache.put(question, {"placeable": True})
     with sqlite3.connect(str(tmp_path / "cache.db")) as db:
-        assert db.execute("UPDATE answers SET answer = ? WHERE key = ?", (text, AnswerCache.key(question))).rowcount == 1
+        changed = db.execute("UPDATE answers SET answer = ? WHERE key = ?", (text, AnswerCache.key(question)))
+        assert changed.rowcount == 1
     assert cache.get(question) is None
     assert (cache.hits, cache.misses) == (0, 1)
     note = capsys.readouterr().err

@@ -291,7 +291,8 @@ def test_cli_verify_a_level_without_claims_is_open_when_no_winning_line_is_found
 
 
 def test_cli_verify_illegal_move(tmp_path):
-    result = runner.invoke(app, ["verify", write(tmp_path, pumpkin_level(solution=[{"piece": "1x1", "row": 0, "col": 0}]))])
+    level = pumpkin_level(solution=[{"piece": "1x1", "row": 0, "col": 0}])
+    result = runner.invoke(app, ["verify", write(tmp_path, level)])
     assert result.exit_code == 1
     assert "illegal" in result.output
 

@@ -2,7 +2,8 @@
 answer, recursively, and the types of their values, as docs/json.md lists them.
 
 ``SHAPES`` and ``ALIASES`` are read from docs/json.md's tables, the one statement of the
-contract: a key ending in ``?`` is one whose "present" column is not "always". Each command runs on a small fixed input, a conditional key once with and once without.
+contract: a key ending in ``?`` is one whose "present" column is not "always". Each command runs
+on a small fixed input, a conditional key once with and once without.
 Answers other tests already pin exactly are not repeated here, only the other side of them:
 ``replay`` without tokens (test_engine_reference.py), ``solve`` proven optimal (test_campaign.py),
 ``ten wins`` without a second-round move and ``ten solve``'s open keys (test_ten_cli.py), a level
@@ -263,7 +264,8 @@ def test_solve_after(tmp_path):
     assert on["proof"] == "optimal" and on["after"]["moves"] == 1
     replay = play_solution(parse_level(level), parse_moves(line[:1] + on["solution"]))
     assert replay.ok and replay.score == on["best_score"], replay.problem
-    none = run("solve", write(tmp_path, "none.json", INFEASIBLE), "--after", write(tmp_path, "empty.json", []), "--json")
+    none = run("solve", write(tmp_path, "none.json", INFEASIBLE), "--after", write(tmp_path, "empty.json", []),
+               "--json")
     assert_shape(none, "`solve_after`")
     assert (none["solvable"], none["proof"], none["solution"]) == (False, "infeasible", None)
     cut = run("solve", write(tmp_path, "open.json", open_level_data()), "--after", write(tmp_path, "empty.json", []),
@@ -524,8 +526,8 @@ def test_serve_errors_are_one_key(served):
                                        ("GET", "/levels/fixture-pack/h2%20no%20solution/solution", None, 404),
                                        ("GET", "/hint", None, 405), ("POST", "/levels", b"{}", 405),
                                        ("POST", "/hint", b"[]", 400),
-                                       ("POST", "/hint", json.dumps({"rules": "chess", "board": "", "tray": []}).encode(),
-                                        400)]:
+                                       ("POST", "/hint",
+                                        json.dumps({"rules": "chess", "board": "", "tray": []}).encode(), 400)]:
         got, answer, _ = exchange(served, method, path, body)
         assert got == status and not problems(answer, "`error`"), (path, got, answer)
     got, answer = raw_exchange(*served, b"POST /hint HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n{}")

@@ -271,7 +271,8 @@ def test_points_now_is_what_apply_scores(name):
     for game_seed in range(12):
         game = Game.dealt(variant, RandomDeals(variant, game_seed))
         for _ in range(90):
-            spots = [(p, s) for p in dict.fromkeys(game.tray) for s in placements(p) if not s.mask & game.board.occupied]
+            spots = [(p, s) for p in dict.fromkeys(game.tray) for s in placements(p)
+                     if not s.mask & game.board.occupied]
             if not spots:
                 break
             if rng.random() < 0.8:  # mostly the most points now, so that turns clear in a row

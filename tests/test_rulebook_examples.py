@@ -55,7 +55,8 @@ def test_two_lines_at_once(variant, points):
     assert game.board.text() == EMPTY
 
 
-@pytest.mark.parametrize("lines, halloween, arabic", [(1, 10, 100), (2, 30, 300), (3, 60, 600), (4, 100, 1200), (5, 150, 1200), (6, 210, 1200)])
+@pytest.mark.parametrize("lines, halloween, arabic", [(1, 10, 100), (2, 30, 300), (3, 60, 600), (4, 100, 1200),
+                                                      (5, 150, 1200), (6, 210, 1200)])
 def test_clear_tables(lines, halloween, arabic):
     # Rows 0..k-1 full except column 9; a kx1 bar in column 9 clears k rows.
     start = board(*(["#########."] * lines))

@@ -202,7 +202,8 @@ MALFORMED = [
      "field streak"),
     (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "tokens": 1001}).encode(),
      "field tokens: expected an integer 0 to 1,000, got 1001"),
-    (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "streak": 10 ** 4000}).encode(),
+    (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"],
+                 "streak": 10 ** 4000}).encode(),
      "characters)"),  # clipped, not echoed whole
     (b'{"rules": "halloween", "board": "\\ud800", "tray": ["1x1"]}', "field board: a string holds a lone surrogate"),
     (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "policy": "expert"}).encode(),
@@ -222,7 +223,8 @@ def test_malformed_requests_get_400_and_the_server_stays_up(server):
         assert problem in body["error"], (raw, body)
     assert request(conn, "GET", "/hint")[0] == 405
     status, body, _ = request(conn, "GET", "/nowhere")
-    assert status == 404 and all(route in body["error"] for route in ("GET /health", "GET /levels/{pack}", "POST /hint"))
+    assert status == 404
+    assert all(route in body["error"] for route in ("GET /health", "GET /levels/{pack}", "POST /hint"))
     # garbage that is not HTTP at all, a lying Content-Length, and a body too large
     for garbage in (b"BR\x00W /hint HTTP/1.1\r\n\r\n", b"POST /hint HTTP/1.1\r\nContent-Length: x\r\n\r\n",
                     b"POST /hint HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n{}"):
@@ -460,7 +462,8 @@ def test_serve_keeps_a_sigterm_ignored_as_it_started_ignored(packs_dir, tmp_path
     import signal
 
     tenfold = str(Path(sys.executable).with_name("tenfold"))
-    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs_dir), "--db", str(tmp_path / "c.db")],
+    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs_dir),
+                             "--db", str(tmp_path / "c.db")],
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
     try:
@@ -488,7 +491,8 @@ def test_handler_never_raises_without_sockets():
 
 def test_serve_command_binds_loopback_and_answers(packs_dir, tmp_path):
     tenfold = str(Path(sys.executable).with_name("tenfold"))
-    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs_dir), "--db", str(tmp_path / "c.db")],
+    proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs_dir),
+                             "--db", str(tmp_path / "c.db")],
                             stderr=subprocess.PIPE, text=True)
     try:
         line = ""
