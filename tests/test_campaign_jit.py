@@ -1183,6 +1183,29 @@ def test_compiling_is_not_charged_to_the_time_limit(monkeypatch, compiled):
     assert answer.best_score == reference_best_of_level_124()
 
 
+def test_compiling_is_not_counted_in_the_answers_seconds(monkeypatch):
+    """Nor in the seconds the answer reports (``solve``'s line and JSON): the first solve of a
+    process once reported its compile (or cache load) as the level's time. The warm-up here
+    sleeps 0.3 s at its first call; the seconds reported must fit in the time after it."""
+    import time
+
+    from solver import campaign_jit
+
+    real, warmed = campaign_jit.warm_up, []
+
+    def slow_first_warm_up():
+        real()
+        if not warmed:
+            time.sleep(0.3)
+            warmed.append(time.perf_counter())
+
+    monkeypatch.setattr(campaign_jit, "warm_up", slow_first_warm_up)
+    answer = solve_level(random_level(124), time_limit=60)
+    after = time.perf_counter()
+    assert answer.complete and warmed
+    assert 0 < answer.seconds <= after - warmed[0]
+
+
 @shared_cache
 def reference_best_of_level_124() -> int | None:
     """The pure reference's best on ``random_level(124)`` (3 s): once for both tests above."""
