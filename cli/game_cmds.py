@@ -36,7 +36,8 @@ def replay(
                                             "placements (a level's trays of fewer pieces)")],
     board: Annotated[Optional[str], typer.Option(
         help="one-line board text or a file (- for stdin; default: empty)")] = None,
-    streak: Annotated[int, int_option(help="consecutive clearing placements before the first move")] = 0,
+    streak: Annotated[int, int_option(help="consecutive clearing placements before the first move (Arabic: 1 or"
+                                                      " more says the last turn cleared)")] = 0,
     mode: Annotated[Optional[str], typer.Option(help="mode whose token count (and stone count) applies "
                                                      "(default: the variant's)")] = None,
     tokens: Annotated[Optional[int], int_option(help="tokens available (default: the mode's)")] = None,

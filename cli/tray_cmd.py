@@ -27,7 +27,8 @@ METHODS = ("search", "cpsat")
 RulesOpt = Annotated[str, typer.Option("--rules", help="halloween, arabic or sudoku")]
 TrayOpt = Annotated[str, typer.Option("--tray", help="1-3 piece ids, comma-separated")]
 BoardOpt = Annotated[Optional[str], typer.Option(help="one-line board text or a file (- for stdin; default: empty)")]
-StreakOpt = Annotated[int, int_option(help="consecutive clearing placements before the tray")]
+StreakOpt = Annotated[int, int_option(help="consecutive clearing placements before the tray (Arabic: 1 or more says"
+                                                " the last turn cleared, for the flow bonus)")]
 TokensOpt = Annotated[int, int_option(help="tokens available for a rescue when the tray does not fit")]
 MethodOpt = Annotated[str, typer.Option(help="search or cpsat")]
 CPSAT_SECONDS = 30.0  # --method cpsat's default --time-limit
