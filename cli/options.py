@@ -58,8 +58,8 @@ def float_option(*decls: str, help: str) -> Any:
         # (a float rounds 1e-400 to 0 and 1e400 to inf: a range check would then quote a number not typed)
         mantissa = text.lower().partition("e")[0]
         if (math.isinf(number) and "inf" not in mantissa) or (number == 0 and re.search("[1-9]", mantissa)):
-            raise typer.BadParameter("expected 0, inf, or a number from about 5e-324 to 1.79e308 in size, "
-                                     f"got {clipped(text, 80)}")
+            size = "too small a number (it reads as 0)" if number == 0 else "too large a number (it reads as infinity)"
+            raise typer.BadParameter(f"{clipped(text, 80)} is {size}")
         return number
     return typer.Option(*decls, help=help, parser=parse)
 
