@@ -73,10 +73,14 @@ def export_plan(item: Level | Pack, fmt: str, out: Path, with_solution: bool = F
         if not item.levels:
             raise FormatError(f"pack {item.id}: has no levels to export")
         targets = {}
+        by_name: dict[str, Level] = {}  # (names that differ in case alone are one file on macOS and Windows)
         for level in item.levels:
             path = out / f"{file_stem(level.id)}.{fmt}"
-            if path in targets:
-                raise FormatError(f"levels {targets[path].id!r} and {level.id!r} would both be written to {path.name}")
+            other = by_name.setdefault(path.name.lower(), level)
+            if other is not level:
+                raise FormatError(f"levels {other.id!r} and {level.id!r} would both be written to {path.name}"
+                                  + ("" if file_stem(other.id) == file_stem(level.id) else
+                                     " (on file systems that ignore case)"))
             targets[path] = level
     else:
         targets = {out: item if level_id is None else pick_level(item, level_id)}

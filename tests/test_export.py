@@ -310,3 +310,22 @@ def test_an_unknown_format_is_named_before_the_solution_strip(tmp_path):
         assert result.exit_code == 2, result.output
         assert result.output == "error: --format: expected one of json, tmj, tmx, svg, png, got 'bmp'\n"
         assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("first, second, clash", [("a/b", "a_b", ""), ("hidden", ".hidden", ""),
+                                                   ("Lvl", "lvl", " (on file systems that ignore case)")])
+def test_two_levels_that_would_share_a_file_are_refused(tmp_path, first, second, clash):
+    """Level ids map to file names (``export.file_stem``): two that map to one name, or to names
+    that differ in case alone (one file on macOS and Windows), are refused before anything is
+    written, naming both levels."""
+    data = fx.pack()
+    data["levels"] = [fx.halloween_level(first), fx.halloween_level(second)]
+    src = fx.write_json(tmp_path / "pack.json", data)
+    for fmt in ("json", "svg"):
+        result = export(src, "--format", fmt, "--out", tmp_path / "out")
+        assert result.exit_code == 2, result.output
+        name = f"{second.lstrip('.').replace('/', '_')}.{fmt}"
+        assert result.output == f"error: levels {first!r} and {second!r} would both be written to {name}{clash}\n"
+        assert not (tmp_path / "out").exists()
+    data["levels"][1]["id"] = "other"
+    assert exported(fx.write_json(tmp_path / "pack.json", data), tmp_path / "out", "json").is_dir()
