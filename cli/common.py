@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator
 import typer
 
 from cli.console import interrupted, quiet_stdout, say
+from cli.entry import EXIT_READER_LEFT
 from solver.errors import MESSAGE_MOST, FormatError, TenfoldError, clipped
 
 EXIT_BAD_INPUT = 2
@@ -35,7 +36,7 @@ def cli_errors(func: Callable) -> Callable:
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except BrokenPipeError:  # the reader left (``| head``): it has what it wanted
             quiet_stdout()
-            raise typer.Exit(1) from None
+            raise typer.Exit(EXIT_READER_LEFT) from None
         except OSError as err:  # a path that cannot be read or written
             where = f" {clipped(str(err.filename), 120)}:" if err.filename else ""
             if err.filename == "stdout":  # (cli.main names it): what it holds is dropped, not tried again at exit

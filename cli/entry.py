@@ -11,6 +11,9 @@ import time
 _LOADED = time.perf_counter()  # this module's loading: a console script's start, as near as Python lets us know
 STARTED: float | None = None  # the command's start while one runs as a program (what a hint's time limit counts from)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it (every command's; cli.console reads it here)
+# 128 + SIGPIPE: stdout's reader left (``| head``) before the output was written, reported as shells report
+# a program that signal ended (``yes | head``): not 1, which verify's false claims and generate's shortfall use
+EXIT_READER_LEFT = 141
 _pressed = False  # Ctrl-C came while the modules loaded
 _blocked = False  # SIGINT blocked by keep_ctrl_c_ignored
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # taken as Ctrl-C (``as_ctrl_c``; serve sets its own SIGTERM)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import signal
@@ -20,7 +21,7 @@ from cli import campaign_cmds, game_cmds, generate_cmd, tray_cmd
 from cli import export_cmd, hint_cmd, serve_cmd
 from cli import console, ten_cmds
 from cli.common import EXIT_BAD_INPUT
-from cli.entry import EXIT_INTERRUPTED
+from cli.entry import EXIT_INTERRUPTED, EXIT_READER_LEFT
 from cli.options import FlagsGroup
 from solver import watch
 from solver.jitcache import on_first_compile
@@ -48,10 +49,14 @@ class _NamedStdout(io.FileIO):
     """Descriptor 1, whose write errors name it (``error: stdout: No space left on device`` for
     ``> /dev/full``): an error without a name could as well have been a file's."""
 
+    reader_left = False  # a write found stdout's reader gone (EPIPE)
+
     def write(self, data):
         try:
             return super().write(data)
         except OSError as err:  # (EPIPE makes a BrokenPipeError still)
+            if err.errno == errno.EPIPE:
+                _NamedStdout.reader_left = True
             raise OSError(err.errno, err.strerror, "stdout") from None
 
 
@@ -112,7 +117,11 @@ class OneLineErrors(FlagsGroup):
             sys.exit(1)
         except BrokenPipeError:  # the help or the version to a reader that left (``| head``)
             console.quiet_stdout()
-            sys.exit(1)
+            sys.exit(EXIT_READER_LEFT)
+        except SystemExit as done:  # typer ends a write to a reader that left (the help) with exit 1
+            if done.code == 1 and _NamedStdout.reader_left:
+                sys.exit(EXIT_READER_LEFT)
+            raise
         except OSError as err:  # ... or that could not be written (``--help > /dev/full``)
             console.quiet_stdout()
             console.say(f"error: {err.filename or 'stdout'}: {err.strerror or err}")
