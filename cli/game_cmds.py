@@ -112,9 +112,10 @@ def check_mode_stones(game_mode: Mode, start: Board) -> None:
 @cli_errors
 def play(
     rules: RulesOpt,
-    seed: Annotated[int, int_option(help="seed of the deal stream and of the expert's sampling (0 or more: "
-                                           "Python's generator reads -1 as 1); the same seed plays the same "
-                                           "game, but where --time-limit gives the expert a clock", min=0)],
+    seed: Annotated[int, int_option(help="seed of the deal stream (but with --deals), of the mode's seeded "
+                                           "stones and of the expert's sampling (0 or more: Python's generator "
+                                           "reads -1 as 1); the same seed plays the same game, but where "
+                                           "--time-limit gives the expert a clock", min=0)],
     mode: Annotated[Optional[str], typer.Option(help="game mode (default: the variant's)")] = None,
     trays: Annotated[Optional[int], int_option(
         help="stop after this many trays (default: 100, or every tray of --deals)", min=1)] = None,
