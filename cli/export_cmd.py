@@ -46,6 +46,9 @@ def export(
                               "level into a folder: give the folder (or pass --level)")
     elif out.is_dir() or raw_out.endswith(("/", "\\")):
         raise FormatError(f"--out: {raw_out} is a folder; one level needs a file name")
+    elif out.suffix[1:].lower() in FORMATS and out.suffix[1:].lower() != fmt:  # an svg in x.png: a broken picture
+        raise FormatError(f"--out: {raw_out} names a {out.suffix} file, but --format is {fmt}: give a .{fmt} "
+                          f"name (or --format {out.suffix[1:].lower()})")
     with naming_source(name):
         files = export_plan(item, fmt, out, solution, level)
     if source != "-":

@@ -329,3 +329,19 @@ def test_two_levels_that_would_share_a_file_are_refused(tmp_path, first, second,
         assert not (tmp_path / "out").exists()
     data["levels"][1]["id"] = "other"
     assert exported(fx.write_json(tmp_path / "pack.json", data), tmp_path / "out", "json").is_dir()
+
+
+def test_one_levels_file_named_for_another_format_is_refused(tmp_path):
+    """``--format svg --out x.png`` wrote an svg into x.png (a picture no viewer opens): a name
+    with another format's extension is refused before anything is written; one with an extension
+    of no format of ours (or none) is the user's to choose."""
+    src = fx.write_json(tmp_path / "level.json", fx.halloween_level("solo"))
+    for fmt, name in (("svg", "x.png"), ("json", "x.tmj"), ("tmx", "x.JSON")):
+        result = export(src, "--format", fmt, "--out", tmp_path / name)
+        suffix = name.partition(".")[2]
+        assert result.exit_code == 2 and result.output == (
+            f"error: --out: {tmp_path / name} names a .{suffix} file, but --format is {fmt}: give a .{fmt} name "
+            f"(or --format {suffix.lower()})\n"), result.output
+        assert not (tmp_path / name).exists()
+    for name in ("x.SVG", "x.picture", "x"):
+        assert "<svg " in exported(src, tmp_path / name, "svg").read_text()
