@@ -162,9 +162,11 @@ def _run_local(build: Callable[[int], dict[str, Any]], seeds: list[int], workers
     yield from answers_in_order(build, seeds, workers, name=lambda seed: f"the candidate of seed {seed}")
 
 
-def _dask_client(scheduler: Any) -> Any:
+def _dask_client(scheduler: Any, note: Callable[[str], None] | None = None) -> Any:
     """A Dask client of ``scheduler`` (an address, or a client already made), connected before
-    anything is written: a scheduler that cannot be reached is named, with the form expected."""
+    anything is written: a scheduler that cannot be reached is named, with the form expected.
+    ``note`` hears that it is connecting: Dask tries for its connect timeout (30 s by default)
+    before it gives up, which was half a minute of nothing on the terminal."""
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - depends on the environment
@@ -173,6 +175,11 @@ def _dask_client(scheduler: Any) -> Any:
         return scheduler
     if not str(scheduler).strip():  # Client("") would start a cluster of its own here
         raise RulesError("--scheduler: empty; expected a Dask scheduler's address, such as tcp://127.0.0.1:8786")
+    if note is not None:
+        import dask
+
+        note(f"connecting to the Dask scheduler at {scheduler} (it gives up after "
+             f"{dask.config.get('distributed.comm.timeouts.connect')})")
     try:
         return Client(scheduler)
     except (OSError, ValueError, TypeError) as err:  # a malformed address, or none listening there
@@ -240,10 +247,13 @@ def generate_pack(
         raise RulesError("--backend dask needs --scheduler ADDRESS")
     if backend != "dask" and scheduler is not None:
         raise RulesError("--scheduler: goes with --backend dask (the local backend has no scheduler)")
+    if backend == "dask" and workers != 1:
+        raise RulesError("--workers: the local backend's processes; with --backend dask the cluster's workers "
+                         "build the candidates (start more of them there)")
     params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
               "proof_node_budget": proof_nodes, "version": GENERATOR_VERSION, "rules": rules_fingerprint()}
     build = functools.partial(build_candidate, kind, trays, node_budget=proof_nodes)
-    client = _dask_client(scheduler) if backend == "dask" else None
+    client = _dask_client(scheduler, note) if backend == "dask" else None
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
     resumed = _load_partial(partial, params, note)
