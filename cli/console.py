@@ -70,9 +70,10 @@ class SearchStatus:
     a best if one was given), not "0.0 M nodes"."""
 
     def __init__(self, label: str, stream: TextIO, clock=time.monotonic, every: float = STATUS_EVERY,
-                 scores: bool = True) -> None:
+                 scores: bool = True, unit: str = "nodes") -> None:
         self.label, self.stream, self.clock, self.every = label, stream, clock, every
         self.scores = scores  # False: a search with no score to show (Ten's)
+        self.unit = unit  # what the count counts (the expert's lookahead: end states)
         self.start = self.shown = clock()
         self.base = self.last = 0
         self.best: int | None = None
@@ -90,7 +91,7 @@ class SearchStatus:
         self.shown = now
         text = f"{self.label}: {now - self.start:.1f} s"
         if self.base + nodes:
-            text += f", {(self.base + nodes) / 1e6:.1f} M nodes"
+            text += f", {(self.base + nodes) / 1e6:.1f} M {self.unit}"
             if self.scores:
                 text += f", best {'-' if self.best is None else self.best}"
         elif self.best is not None:
@@ -129,10 +130,11 @@ def terminal() -> bool:
 
 
 @contextmanager
-def live_status(label: str, status: bool = True, scores: bool = True):
+def live_status(label: str, status: bool = True, scores: bool = True, unit: str = "nodes"):
     """A ``SearchStatus`` on stderr for the block when ``status`` and stderr is a terminal (like
     the progress bars: logs and pipes get nothing)."""
-    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY, scores=scores) if status and terminal() else None
+    line = SearchStatus(label, sys.stderr, every=STATUS_EVERY, scores=scores, unit=unit) \
+        if status and terminal() else None
     if line is not None:
         watch.WATCHERS.append(line)
     try:

@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from cli import console
 from cli.common import cli_errors, emit_json
 from cli.inputs import board_arg
 from cli.options import check_seconds, check_streak_and_tokens, float_option, variant_arg
@@ -77,8 +78,10 @@ def _expert_hint(rules: str, start: Board, pieces: list[str], streak: int, token
     from solver.jitcache import compile_seconds
 
     compiling = compile_seconds()
-    answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit,
-                         fixed_rounds=fixed_rounds, started=entry.STARTED)
+    # (every round on an open board can take a minute: --fixed-rounds, an empty board, big pieces)
+    with console.live_status("expert lookahead", scores=False, unit="end states"):
+        answer = expert_hint(variant_arg(rules), start, pieces, streak, tokens, time_limit,
+                             fixed_rounds=fixed_rounds, started=entry.STARTED)
     counted = answer["ms"] / 1000 - (compile_seconds() - compiling)  # (compiling, after an install, is not counted)
     if time_limit and not fixed_rounds and answer["lookahead_rounds"] == 0 and counted > time_limit:
         typer.echo(f"note: answered in {counted:.2f} s, past --time-limit {time_limit:g}: the answer without "

@@ -105,6 +105,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import watch
 from .board import Board
 from .engine import Game, Streak
 from .jitcache import compile_seconds
@@ -379,6 +380,7 @@ class ExpertPolicy:
         counts = np.zeros(sampler.strata)
         rounds = 0
         slowest = 0.0
+        explored = 0  # end states the lookahead has enumerated: what a live status counts (hint's)
         for stratum in sampler.schedule:
             tray = sampler.draw(stratum)
             row = np.zeros(len(picks))
@@ -388,6 +390,8 @@ class ExpertPolicy:
                     break
                 board = Board(states.filled(i), game.board.stones, 0)
                 nxt = enumerate_tray_jit(variant, board, states.streak(i), tray)
+                explored += len(nxt)
+                watch.tick(explored, None)
                 if len(nxt) == 0:
                     row[j] = stuck
                 elif deep:

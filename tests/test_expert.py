@@ -618,6 +618,35 @@ def test_cli_hint_fixed_rounds_gives_the_same_plan_whatever_the_clock():
     assert best.exit_code == 2 and "--fixed-rounds" in best.output
 
 
+def test_cli_expert_hint_shows_its_lookahead_on_a_terminal(monkeypatch):
+    """Every round on an open board took 35-50 s in silence (an auditor's ``--fixed-rounds`` on an
+    empty board): on a terminal a status line counts the end states looked ahead through and is
+    erased at the end; the answer is the same as without it, and off a terminal nothing is drawn."""
+    from cli import console
+    from solver import watch
+
+    rng = random.Random(2027)
+    board = "/".join("".join("#" if rng.random() < 0.45 else "." for _ in range(10)) for _ in range(10))
+    args = ["hint", "--rules", "halloween", "--board", board, "--tray", "2x2,1x3", "--policy", "expert", "--json",
+            "--fixed-rounds"]
+    quiet = CliRunner().invoke(app, args)
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.output
+    monkeypatch.setattr(console, "terminal", lambda: True)
+    monkeypatch.setattr(console, "STATUS_EVERY", 0.0)
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    answers = [json.loads(run.stdout) for run in (quiet, shown)]  # stdout stays the JSON alone
+    for data in answers:
+        del data["ms"]
+    assert answers[0] == answers[1] and answers[0]["lookahead_rounds"] > 0
+    draws = [part for part in shown.stderr.split("\r") if part.strip()]
+    counts = [float(d.split(", ")[1].removesuffix(" M end states")) for d in draws]
+    assert draws and all(d.startswith("expert lookahead: ") and d.endswith(" M end states") for d in draws)
+    assert counts == sorted(counts) and counts[-1] > 0
+    assert shown.stderr.endswith("\r") and shown.stderr.split("\r")[-2].strip() == ""  # erased at the end
+    assert watch.WATCHERS == []
+
+
 def expert_rescue_cases(count: int):
     """Seeded Arabic and Sudoku trays that need tokens (or that no tokens can save): boards
     half to four fifths full, stones, no zone complete, 1-3 pieces and 1-3 tokens."""
