@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from cli import console
 from cli.atomic import refuse_file_in_path, write_atomically
 from cli.common import cli_errors, emit_json, naming_option
 from cli.console import interrupted, progress, searching
@@ -68,7 +69,7 @@ def generate(
                 report = generate_pack(kind, count, seed, out, trays, difficulty, workers, backend, scheduler,
                                        on_candidate, stop=lambda: interrupt.requested,
                                        note=lambda text: typer.echo(f"note: {text}", err=True),
-                                       proof_nodes=proof_nodes)
+                                       proof_nodes=proof_nodes, connecting=_on_a_terminal)
         except Interrupted as err:  # said once the progress bar has closed
             stopped = err
         except Shortfall as err:  # not bad input (exit 2): the run found too few levels
@@ -86,6 +87,12 @@ def generate(
         emit_json(summary_json(report, out, seconds))
     else:
         typer.echo(closing_table(report, out, seconds))
+
+
+def _on_a_terminal(text: str) -> None:
+    """A line of progress (connecting to a Dask scheduler) where progress is drawn: on a terminal."""
+    if console.terminal():
+        console.say(text)
 
 
 def summary_json(report: PackReport, out: Path, seconds: float) -> dict:

@@ -162,10 +162,10 @@ def _run_local(build: Callable[[int], dict[str, Any]], seeds: list[int], workers
     yield from answers_in_order(build, seeds, workers, name=lambda seed: f"the candidate of seed {seed}")
 
 
-def _dask_client(scheduler: Any, note: Callable[[str], None] | None = None) -> Any:
+def _dask_client(scheduler: Any, connecting: Callable[[str], None] | None = None) -> Any:
     """A Dask client of ``scheduler`` (an address, or a client already made), connected before
     anything is written: a scheduler that cannot be reached is named, with the form expected.
-    ``note`` hears that it is connecting: Dask tries for its connect timeout (30 s by default)
+    ``connecting`` hears that it connects: Dask tries for its connect timeout (30 s by default)
     before it gives up, which was half a minute of nothing on the terminal."""
     try:
         from distributed import Client
@@ -175,10 +175,10 @@ def _dask_client(scheduler: Any, note: Callable[[str], None] | None = None) -> A
         return scheduler
     if not str(scheduler).strip():  # Client("") would start a cluster of its own here
         raise RulesError("--scheduler: empty; expected a Dask scheduler's address, such as tcp://127.0.0.1:8786")
-    if note is not None:
+    if connecting is not None:
         import dask
 
-        note(f"connecting to the Dask scheduler at {scheduler} (it gives up after "
+        connecting(f"connecting to the Dask scheduler at {scheduler} (it gives up after "
              f"{dask.config.get('distributed.comm.timeouts.connect')})")
     try:
         return Client(scheduler)
@@ -217,6 +217,7 @@ def generate_pack(
     stop: Callable[[], bool] | None = None,
     note: Callable[[str], None] | None = None,
     proof_nodes: int | None = None,
+    connecting: Callable[[str], None] | None = None,
 ) -> PackReport:
     """Generate a pack into ``report.pack``, appending every candidate's result to
     ``OUT.partial.jsonl`` as it comes (and resuming from that file). ``stop``, asked as each
@@ -225,7 +226,8 @@ def generate_pack(
     ``trays`` and ``proof_nodes`` (the node budget of a candidate's proof) None: the recipe's
     defaults. Writing the pack and removing the partial file are the caller's
     (``cli/generate_cmd.py``), once the pack is in hand. ``note`` hears of another run's partial
-    file found at ``OUT`` and moved aside (``_load_partial``)."""
+    file found at ``OUT`` and moved aside (``_load_partial``); ``connecting``, that it connects to
+    a Dask scheduler (progress, which the command shows on a terminal only)."""
     if kind not in RECIPES:
         raise RulesError(f"KIND: unknown level kind {clipped(repr(kind))} (expected one of {', '.join(RECIPES)})")
     if trays is None:
@@ -253,7 +255,7 @@ def generate_pack(
     params = {"kind": kind, "count": count, "seed": seed, "trays": trays, "difficulty": difficulty,
               "proof_node_budget": proof_nodes, "version": GENERATOR_VERSION, "rules": rules_fingerprint()}
     build = functools.partial(build_candidate, kind, trays, node_budget=proof_nodes)
-    client = _dask_client(scheduler, note) if backend == "dask" else None
+    client = _dask_client(scheduler, connecting) if backend == "dask" else None
     partial = Path(str(out) + ".partial.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
     resumed = _load_partial(partial, params, note)

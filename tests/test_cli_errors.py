@@ -1066,11 +1066,11 @@ def shipped_pack() -> str:
 def test_export_refuses_to_write_over_the_file_it_exports(tmp_path):
     """``--out`` naming the source (a level, or one level of a pack) would replace it: refused,
     the source unchanged; a symbolic link to it is the same file."""
-    src = tmp_path / "pack.json"
+    src = tmp_path / "pack"  # (a name of no format: one of another format's is refused as such)
     src.write_bytes(open(shipped_pack(), "rb").read())
     before = src.read_bytes()
-    for out in (src, tmp_path / "link.json"):
-        if out.name == "link.json":
+    for out in (src, tmp_path / "link"):
+        if out.name == "link":
             out.symlink_to(src)
         for fmt in ("svg", "json"):
             result = runner.invoke(app, ["export", str(src), "--format", fmt, "--level", "halloween-002",

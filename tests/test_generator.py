@@ -509,7 +509,8 @@ def test_a_scheduler_without_the_dask_backend_is_refused(tmp_path):
 def test_the_dask_backend_refuses_local_workers_and_says_it_is_connecting(tmp_path):
     """``--workers`` is the local backend's (an auditor's ``--backend dask --workers 2`` passed in
     silence); a scheduler that does not answer took Dask's connect timeout, 30 s by default, with
-    nothing said: a note says it is connecting, and for how long it tries."""
+    nothing said: a line says it is connecting, and for how long it tries (the command draws it
+    on a terminal only, as its progress bar: a log reads the error alone)."""
     import dask
 
     with pytest.raises(RulesError, match="--workers: the local backend's processes; with --backend dask"):
@@ -519,7 +520,7 @@ def test_the_dask_backend_refuses_local_workers_and_says_it_is_connecting(tmp_pa
     with dask.config.set({"distributed.comm.timeouts.connect": "0.2s"}), \
             pytest.raises(RulesError, match="--scheduler: cannot reach 'tcp://127.0.0.1:1'"):
         generate_pack(KIND, COUNT, SEED, tmp_path / "p.json", TRAYS, backend="dask", scheduler="tcp://127.0.0.1:1",
-                      note=heard.append)
+                      connecting=heard.append)
     assert heard == ["connecting to the Dask scheduler at tcp://127.0.0.1:1 (it gives up after 0.2s)"]
     assert not list(tmp_path.iterdir())  # nothing written, not even a partial file
 
