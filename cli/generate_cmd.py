@@ -92,7 +92,7 @@ def generate(
 def _on_a_terminal(text: str) -> None:
     """A line of progress (connecting to a Dask scheduler) where progress is drawn: on a terminal."""
     if console.terminal():
-        console.say(text)
+        console.say("\r\033[K" + text)  # on a line of its own: the bar's, cleared (drawn again at its next step)
 
 
 def summary_json(report: PackReport, out: Path, seconds: float) -> dict:
