@@ -179,7 +179,7 @@ def _dask_client(scheduler: Any, connecting: Callable[[str], None] | None = None
         import dask
 
         connecting(f"connecting to the Dask scheduler at {scheduler} (it gives up after "
-             f"{dask.config.get('distributed.comm.timeouts.connect')})")
+                   f"{dask.config.get('distributed.comm.timeouts.connect')})")
     try:
         return Client(scheduler)
     except (OSError, ValueError, TypeError) as err:  # a malformed address, or none listening there
