@@ -83,11 +83,21 @@ def solve(
              "the answer is then the rest of the game from there (one level; --method search)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
     workers: WorkersOpt = 1,
+    grade: Annotated[bool, typer.Option(
+        "--grade", help="also grade each solvable level as generate grades its candidates, for its own score "
+                        "goal: the shares of seeded random and greedy playouts that win, the winning lines "
+                        "(up to 1,000), the proof's nodes, and the difficulty and grade they make")] = False,
+    seed: Annotated[Optional[int], int_option(help="seed of --grade's playouts (default 0)", min=0)] = None,
 ) -> None:
     """Is the level solvable, and what is its best score (with proof status)?"""
     check_seconds(time_limit, allow_inf=True)
     check_workers(workers)
     check_method(method, node_limit)
+    if seed is not None and not grade:
+        raise RulesError("--seed: seeds --grade's playouts; give --grade too")
+    if grade and after is not None:
+        raise RulesError("--grade: grades a level from its start, not the rest of a game (--after)")
+    graded = functools.partial(_grading, seed=0 if seed is None else seed) if grade else None
     levels, single = load_levels(path, level)
     if after is not None:
         _solve_after(levels, single, after, method, time_limit, node_limit, json_out)
@@ -102,12 +112,15 @@ def solve(
     if single:
         with searching(f"solving {levels[0].id}") as interrupt:
             answer = solve_one(levels[0], method, time_limit, interrupt, node_limit)
+        grading = graded(levels[0], answer) if graded else None
         if json_out:
-            emit_json(answer.to_json(levels[0]))
+            emit_json(answer.to_json(levels[0]) | ({"grading": grading} if graded else {}))
         else:
             typer.echo(_summary_line(levels[0], answer))
             if answer.solution:
                 typer.echo("solution: " + " ".join(_move_text(m) for m in levels[0].moves_json(answer.solution)))
+            if graded:
+                typer.echo(_grading_line(grading))
         if interrupt.requested:
             interrupted("the answer is the best found before Ctrl-C (proof: bound)")
         return
@@ -115,27 +128,32 @@ def solve(
     by_workers = workers > 1 and len(levels) > 1
     if by_workers:
         def took(lv: Level, answer: CampaignAnswer) -> None:
-            answers.append((lv, answer))
+            answers.append((lv, answer, graded(lv, answer) if graded else None))
             if not json_out:
                 echo_above_progress(_summary_line(lv, answer))
+                if graded:
+                    echo_above_progress("  " + _grading_line(answers[-1][2]))
 
         task = functools.partial(solve_one, method=method, time_limit=time_limit, node_limit=node_limit)
         stopped = _by_workers(task, levels, workers, "solving", took)
     else:
         with searching("solving", status=False) as interrupt, progress(levels, label="solving") as bar:
             for lv in bar:
-                answers.append((lv, solve_one(lv, method, time_limit, interrupt, node_limit)))
+                answer = solve_one(lv, method, time_limit, interrupt, node_limit)
+                answers.append((lv, answer, graded(lv, answer) if graded and not interrupt.requested else None))
                 if not json_out:  # each level's line as it is answered (a long run's log fills as it goes)
-                    echo_above_progress(_summary_line(*answers[-1]))
+                    echo_above_progress(_summary_line(lv, answer))
+                    if graded and not interrupt.requested:
+                        echo_above_progress("  " + _grading_line(answers[-1][2]))
                 if interrupt.requested:
                     break
         stopped = interrupt.requested
     if json_out:
-        emit_json([{"id": lv.id, **a.to_json(lv)} for lv, a in answers])
+        emit_json([{"id": lv.id, **a.to_json(lv), **({"grading": g} if graded else {})} for lv, a, g in answers])
     else:
-        proven = sum(a.proof != PROOF_BOUND for _, a in answers)
-        solvable = sum(a.solvable is True for _, a in answers)
-        unknown = sum(a.solvable is None for _, a in answers)
+        proven = sum(a.proof != PROOF_BOUND for _, a, _ in answers)
+        solvable = sum(a.solvable is True for _, a, _ in answers)
+        unknown = sum(a.solvable is None for _, a, _ in answers)
         typer.echo(f"{len(answers)} levels: {solvable} solvable, {proven} proven"
                    + (f", {unknown} not known to be solvable (no line found in time)" if unknown else ""))
     if stopped:
@@ -192,6 +210,26 @@ def _solve_after(levels: list[Level], single: bool, after: str, method: str, tim
 
 
 SOLVABLE_TEXT = {True: "yes", False: "no", None: "?"}  # ?: no line yet, and not proven none exists
+
+
+def _grading(level: Level, answer: CampaignAnswer, seed: int) -> dict | None:
+    """``--grade``: the level's grading for its own score goal (docs/rules-choices.md), None where
+    no line is known to meet its goals (there is nothing to grade)."""
+    from generator.grade import grading, measure
+
+    if answer.solvable is not True:
+        return None
+    return grading(measure(level, [level.score_goal], answer.nodes, seed)[0])
+
+
+def _grading_line(grading: dict | None) -> str:
+    if grading is None:
+        return "grading: none (no line is known to meet the goals)"
+    m = grading["measurements"]
+    lines = f"{m['winning_lines']:,}" + (" or more" if m["winning_lines_capped"] else "")
+    return (f"grading: {grading['grade'] or 'not settled'} (difficulty {grading['difficulty']}): "
+            f"playouts that win {100 * m['random_win_share']:.1f} % random, {100 * m['greedy_win_share']:.1f} % "
+            f"greedy; {lines} winning lines; {m['proof_nodes']:,} proof nodes")
 
 
 def _summary_line(level: Level, answer: CampaignAnswer) -> str:

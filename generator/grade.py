@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
 from solver.engine import Game
@@ -99,6 +100,28 @@ def playout_peaks(level: Level, seed: int, random_runs: int = 200,
     randoms = [playout(level, rng, greedy=False)[0] for _ in range(random_runs)]
     greedies = [playout(level, rng, greedy=True)[0] for _ in range(greedy_runs)]
     return randoms, greedies
+
+
+def measure(level: Level, goals: Sequence[int | None], proof_nodes: int, seed: int) -> list[Measurements]:
+    """The measurements of ``level`` for each score goal in ``goals`` (None: none, every line
+    that meets the other goals wins): the shares of ``seed``'s playouts that win, the winning
+    lines (up to ``LINES_CAP``), and the proof's ``proof_nodes``."""
+    from .lines import winning_counts
+
+    randoms, greedies = playout_peaks(level, seed)
+    counts, complete = winning_counts(level, [0 if goal is None else goal for goal in goals], cap=LINES_CAP)
+    return [Measurements(
+        random_win_share=round(win_share(randoms, goal), 4),
+        greedy_win_share=round(win_share(greedies, goal), 4),
+        winning_lines=lines,
+        winning_lines_capped=lines >= LINES_CAP or not complete,
+        proof_nodes=proof_nodes,
+    ) for goal, lines in zip(goals, counts)]
+
+
+def grading(m: Measurements) -> dict:
+    """A goal's grade (None: not settled), difficulty and measurements, as JSON."""
+    return {"grade": settled_grade(m), "difficulty": round(difficulty_score(m), 4), "measurements": m.to_json()}
 
 
 def win_share(peaks: list[int], goal: int | None) -> float:

@@ -19,8 +19,7 @@ from solver.moves import Placement
 from solver.variants import find_variant
 
 from .construct import construct
-from .grade import LINES_CAP, Measurements, difficulty_score, playout_peaks, settled_grade, win_share
-from .lines import winning_counts
+from .grade import Measurements, grading, measure
 
 GOAL_FRACTIONS = (0.3, 0.5, 0.7, 0.85, 1.0)
 
@@ -113,16 +112,9 @@ def build_candidate(kind: str, trays: int, seed: int, node_budget: int | None = 
     if answer.proof != PROOF_OPTIMAL or answer.best_score is None:
         return _rejected(seed, f"no winning line ({answer.proof})", nodes=answer.nodes)
     best = answer.best_score
-    randoms, greedies = playout_peaks(level, rng.randrange(1 << 31))
+    playout_seed = rng.randrange(1 << 31)
     goals = score_goals(best)
-    counts, complete = winning_counts(level, goals, cap=LINES_CAP)
-    options = [grading_option(goal, Measurements(
-        random_win_share=round(win_share(randoms, goal), 4),
-        greedy_win_share=round(win_share(greedies, goal), 4),
-        winning_lines=lines,
-        winning_lines_capped=lines >= LINES_CAP or not complete,
-        proof_nodes=answer.nodes,
-    )) for goal, lines in zip(goals, counts)]
+    options = [grading_option(goal, m) for goal, m in zip(goals, measure(level, goals, answer.nodes, playout_seed))]
     data = level.to_json()
     data["solution"] = [m.to_json() for m in answer.best_line]
     data["best"] = {"score": best, "proof": PROOF_OPTIMAL, "bound": best}
@@ -137,8 +129,7 @@ def score_goals(best: int) -> list[int]:
 
 def grading_option(goal: int, m: Measurements) -> dict[str, Any]:
     """One goal a candidate may be given, with the grade and difficulty its measurements make."""
-    return {"goal": goal, "grade": settled_grade(m), "difficulty": round(difficulty_score(m), 4),
-            "measurements": m.to_json()}
+    return {"goal": goal, **grading(m)}
 
 
 def _rejected(seed: int, reason: str, nodes: int = 0) -> dict[str, Any]:

@@ -1121,6 +1121,8 @@ def test_writers_refuse_a_device_or_a_pipe(tmp_path, kind):
       "--scheduler", " "], ["--scheduler", "empty"]),
     (["solve", "@PACK", "--level", "halloween-002", "--node-limit", str(2 ** 63)], ["--node-limit"]),
     (["solve", "@PACK", "--level", "nosuch"], ["--level", "'nosuch'"]),
+    (["solve", "@PACK", "--seed", "3"], ["--seed", "give --grade too"]),
+    (["solve", "@PACK", "--grade", "--after", "@TMP/moves.json"], ["--grade", "not the rest of a game (--after)"]),
     (["solve", ""], ["empty", "a file name"]),
     (["verify", " "], ["empty", "a file name"]),
     (["ten", "wins", "@PACK"], ["halloween-2026.json", "field format", "tenfold.ten/1"]),

@@ -182,3 +182,62 @@ def test_playout_peaks_are_those_of_the_playouts_replayed():
         again = [playout(level, rng, greedy=False)[0] for _ in range(12)]
         again += [playout(level, rng, greedy=True)[0] for _ in range(6)]
         assert randoms + greedies == again, data
+
+
+def test_solve_grade_grades_a_level_as_the_generator_would(tmp_path):
+    """``solve --grade``: a level's grading for its own score goal. Its winning lines are the
+    sequences the reference rules enumerate (up to 1,000); its shares are those of the seed's
+    playouts; its difficulty and grade follow docs/rules-choices.md's formula and bands, written
+    out again here; a level no line solves has none; and a pack grades each level as alone."""
+    import json
+    import math
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    def run(*args: str) -> dict | list:
+        result = CliRunner().invoke(app, ["solve", *args, "--grade", "--seed", "5", "--json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    graded = unsolved = 0
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "p", "generator": {"seed": 0, "version": "test"},
+            "levels": []}
+    for seed in SEEDS[:40:2]:
+        data = roomy_level(seed)
+        sequences = reference_sequences(data)
+        scores = sorted({score for ok, score, _ in sequences if ok})
+        if scores:  # a goal in the middle of what lines can score
+            data["goals"] = [g for g in data["goals"] if "score" not in g] + [{"score": scores[len(scores) // 2]}]
+        goal = next((g["score"] for g in data["goals"] if "score" in g), 0)
+        path = tmp_path / f"{data['id']}.json"
+        path.write_text(json.dumps(data))
+        answer = run(str(path))
+        pack["levels"].append(data)
+        if not answer["solvable"]:
+            assert answer["grading"] is None and not any(ok for ok, *_ in sequences), data
+            unsolved += 1
+            continue
+        m = answer["grading"]["measurements"]
+        lines = sum(1 for ok, score, before in sequences if ok and score >= goal and before < goal)
+        assert m["winning_lines"] == min(lines, 1000) and m["winning_lines_capped"] is (lines >= 1000), data
+        randoms, greedies = playout_peaks(parse_level(data), 5)
+        for share, peaks in ((m["random_win_share"], randoms), (m["greedy_win_share"], greedies)):
+            assert share == round(sum(p >= 0 and p >= goal for p in peaks) / len(peaks), 4)
+        difficulty = (0.4 * (1 - m["random_win_share"]) + 0.3 * (1 - m["greedy_win_share"])
+                      + 0.2 * (1 - min(1.0, math.log10(1 + m["winning_lines"]) / math.log10(1001)))
+                      + 0.1 * min(1.0, math.log10(1 + m["proof_nodes"]) / 6))
+        assert answer["grading"]["difficulty"] == round(difficulty, 4)
+        band = "easy" if difficulty < 0.58 else "medium" if difficulty < 0.72 else "hard" if difficulty < 0.86 \
+            else "expert"
+        assert answer["grading"]["grade"] == band
+        graded += 1
+    assert graded >= 12 and unsolved >= 1, (graded, unsolved)
+    path = tmp_path / "pack.json"
+    path.write_text(json.dumps(pack))
+    listed = run(str(path))
+    assert [item["id"] for item in listed] == [lv["id"] for lv in pack["levels"]]
+    for item, data in zip(listed, pack["levels"]):
+        alone = run(str(path), "--level", data["id"])
+        assert item["grading"] == alone["grading"]

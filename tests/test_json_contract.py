@@ -135,7 +135,7 @@ SHAPES, ALIASES = doc_tables(DOC.read_text(encoding="utf-8"))
 def test_docs_json_md_tables_are_readable():
     """Every shape the tests below check is in the document, and every type there is one the
     checker reads (a typo in a table fails here, not as a puzzling mismatch)."""
-    assert {"replay", "play", "tray_answer", "expert_hint", "solve", "solve_pack_item", "verdict",
+    assert {"replay", "play", "tray_answer", "expert_hint", "solve", "solve_pack_item", "grading", "verdict",
             "ten_wins", "ten_solve", "ten_play", "generate", "health", "pack_list", "level", "solution",
             "error"} <= set(SHAPES)
     assert set(ALIASES) == {"move"}
@@ -250,7 +250,17 @@ def test_solve(tmp_path):
     listed = run("solve", pack, *cut)
     assert_shape(listed, "array of `solve_pack_item`")
     assert [item["id"] for item in listed] == [lv["id"] for lv in PACK["levels"]]
-    assert_shape(run("solve", pack, "--level", "none", "--json"), "`solve`")
+    assert_shape(run("solve", pack, "--level", "none", "--json"), "`solve`", lacks=("grading",))
+    # --grade: a grading for a solvable level, null for the others
+    graded = run("solve", pack, "--level", "good", "--grade", "--json")
+    assert_shape(graded, "`solve`", has=("grading",))
+    assert graded["grading"] is not None
+    none = run("solve", pack, "--level", "none", "--grade", "--json")
+    assert_shape(none, "`solve`", has=("grading",))
+    assert none["grading"] is None
+    graded_pack = run("solve", pack, *cut, "--grade")
+    assert all("grading" in item for item in graded_pack)
+    assert_shape(graded_pack, "array of `solve_pack_item`")
 
 
 def test_solve_after(tmp_path):
