@@ -112,14 +112,14 @@ def solve(
     if single:
         with searching(f"solving {levels[0].id}") as interrupt:
             answer = solve_one(levels[0], method, time_limit, interrupt, node_limit)
-        grading = graded(levels[0], answer) if graded else None
+        grading = graded(levels[0], answer) if graded and not interrupt.requested else None
         if json_out:
             emit_json(answer.to_json(levels[0]) | ({"grading": grading} if graded else {}))
         else:
             typer.echo(_summary_line(levels[0], answer))
             if answer.solution:
                 typer.echo("solution: " + " ".join(_move_text(m) for m in levels[0].moves_json(answer.solution)))
-            if graded:
+            if graded and not interrupt.requested:
                 typer.echo(_grading_line(grading))
         if interrupt.requested:
             interrupted("the answer is the best found before Ctrl-C (proof: bound)")
