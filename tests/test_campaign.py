@@ -426,10 +426,12 @@ def test_search_status_without_nodes_shows_the_seconds():
     assert stream.getvalue() == "\rtray (cpsat): 1.0 s\rtray (cpsat): 2.0 s, best 70"
 
 
+@pytest.mark.parametrize("grade", [[], ["--grade"]])
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])
-def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag, python_ctrl_c):
+def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag, grade, python_ctrl_c):
     """Ctrl-C stops the search at its next clock check: the answer so far (a bound) is printed,
-    a note goes to stderr, exit code 130, and the handler is put back."""
+    a note goes to stderr, exit code 130, and the handler is put back. ``--grade`` then grades
+    nothing (the user asked to stop): a null grading, no line of it."""
     import signal
 
     from solver import watch
@@ -437,7 +439,8 @@ def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag, python_ctr
     handler = signal.getsignal(signal.SIGINT)
     watch.WATCHERS.append(ctrl_c_after(2))
     try:
-        result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "3600", *json_flag])
+        result = runner.invoke(app, ["solve", write(tmp_path, open_level_data()), "--time-limit", "3600", *json_flag,
+                                     *grade])
     finally:
         watch.WATCHERS.clear()
     assert result.exit_code == 130, result.output
@@ -445,6 +448,7 @@ def test_cli_solve_ctrl_c_prints_the_best_so_far(tmp_path, json_flag, python_ctr
     if json_flag:
         out = json.loads(result.stdout)
         assert out["proof"] == "bound" and out["best_score"] is not None and out["solution"]
+        assert out.get("grading", "absent") == (None if grade else "absent")
     else:
         assert "proof=bound" in result.stdout and result.stdout.count("\n") == 2  # the answer and its line
     assert signal.getsignal(signal.SIGINT) is handler
