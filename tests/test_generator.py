@@ -670,8 +670,11 @@ def test_a_proof_budget_keeps_exactly_the_candidates_proven_within_it(monkeypatc
     from generator import recipes
     from generator.recipes import build_candidate, candidate_seed
 
-    monkeypatch.setattr(recipes, "playout_peaks", lambda level, seed: ([0], [0]))
-    monkeypatch.setattr(recipes, "winning_counts", lambda level, goals, cap: ([1] * len(goals), True))
+    from generator.grade import Measurements
+
+    monkeypatch.setattr(recipes, "measure", lambda level, goals, nodes, seed: [
+        Measurements(random_win_share=0.0, greedy_win_share=0.0, winning_lines=1, winning_lines_capped=False,
+                     proof_nodes=nodes) for _ in goals])
     proven = 0
     for index in range(60):
         seed = candidate_seed(KIND, 5, index)
