@@ -112,39 +112,39 @@ def solve(
     if single:
         with searching(f"solving {levels[0].id}") as interrupt:
             answer = solve_one(levels[0], method, time_limit, interrupt, node_limit)
-        grading = graded(levels[0], answer) if graded and not interrupt.requested else None
+        grading_due = graded is not None and not interrupt.requested  # (Ctrl-C asked to stop: none)
+        grading = graded(levels[0], answer) if grading_due else None
         if json_out:
             emit_json(answer.to_json(levels[0]) | ({"grading": grading} if graded else {}))
         else:
             typer.echo(_summary_line(levels[0], answer))
             if answer.solution:
                 typer.echo("solution: " + " ".join(_move_text(m) for m in levels[0].moves_json(answer.solution)))
-            if graded and not interrupt.requested:
+            if grading_due:
                 typer.echo(_grading_line(grading))
         if interrupt.requested:
             interrupted("the answer is the best found before Ctrl-C (proof: bound)")
         return
     answers = []
+
+    def took(lv: Level, answer: CampaignAnswer, stopping: bool = False) -> None:
+        """A level answered: kept (graded with --grade, but once Ctrl-C asks to stop), and its
+        line printed as it comes (a long run's log fills as it goes)."""
+        grading = graded(lv, answer) if graded and not stopping else None
+        answers.append((lv, answer, grading))
+        if not json_out:
+            echo_above_progress(_summary_line(lv, answer))
+            if graded and not stopping:
+                echo_above_progress("  " + _grading_line(grading))
+
     by_workers = workers > 1 and len(levels) > 1
     if by_workers:
-        def took(lv: Level, answer: CampaignAnswer) -> None:
-            answers.append((lv, answer, graded(lv, answer) if graded else None))
-            if not json_out:
-                echo_above_progress(_summary_line(lv, answer))
-                if graded:
-                    echo_above_progress("  " + _grading_line(answers[-1][2]))
-
         task = functools.partial(solve_one, method=method, time_limit=time_limit, node_limit=node_limit)
         stopped = _by_workers(task, levels, workers, "solving", took)
     else:
         with searching("solving", status=False) as interrupt, progress(levels, label="solving") as bar:
             for lv in bar:
-                answer = solve_one(lv, method, time_limit, interrupt, node_limit)
-                answers.append((lv, answer, graded(lv, answer) if graded and not interrupt.requested else None))
-                if not json_out:  # each level's line as it is answered (a long run's log fills as it goes)
-                    echo_above_progress(_summary_line(lv, answer))
-                    if graded and not interrupt.requested:
-                        echo_above_progress("  " + _grading_line(answers[-1][2]))
+                took(lv, solve_one(lv, method, time_limit, interrupt, node_limit), interrupt.requested)
                 if interrupt.requested:
                     break
         stopped = interrupt.requested

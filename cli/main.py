@@ -115,11 +115,9 @@ class OneLineErrors(FlagsGroup):
         except typer.Abort:
             console.say("Aborted!")
             sys.exit(1)
-        except BrokenPipeError:  # the help or the version to a reader that left (``| head``)
-            console.quiet_stdout()
-            sys.exit(EXIT_READER_LEFT)
-        except SystemExit as done:  # typer ends a write to a reader that left (the help) with exit 1
-            if done.code == 1 and _NamedStdout.reader_left:
+        except SystemExit as done:  # typer ends any write to a reader that left (``| head``: the help,
+            if done.code == 1 and _NamedStdout.reader_left:  # the version) with exit 1: its EPIPE never gets here
+                console.quiet_stdout()
                 sys.exit(EXIT_READER_LEFT)
             raise
         except OSError as err:  # ... or that could not be written (``--help > /dev/full``)

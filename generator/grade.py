@@ -25,6 +25,8 @@ from solver.level import Level
 from solver.moves import Placement
 from solver.pieces import placement_mask, placements
 
+from .lines import winning_counts
+
 # The one list of grades: names, order, and the upper edge of each band.
 GRADES: tuple[tuple[str, float], ...] = (
     ("easy", 0.58),
@@ -106,8 +108,6 @@ def measure(level: Level, goals: Sequence[int | None], proof_nodes: int, seed: i
     """The measurements of ``level`` for each score goal in ``goals`` (None: none, every line
     that meets the other goals wins): the shares of ``seed``'s playouts that win, the winning
     lines (up to ``LINES_CAP``), and the proof's ``proof_nodes``."""
-    from .lines import winning_counts
-
     randoms, greedies = playout_peaks(level, seed)
     counts, complete = winning_counts(level, [0 if goal is None else goal for goal in goals], cap=LINES_CAP)
     return [Measurements(
