@@ -61,6 +61,12 @@ def echo_above_progress(text: str) -> None:
     typer.echo(text)
 
 
+def count_text(count: int) -> str:
+    """A count as a status line shows it: exact below a million ("12,345"), then in millions
+    ("3.5 M"), where "0.0 M" said nothing of a small search's progress."""
+    return f"{count:,}" if count < 1_000_000 else f"{count / 1e6:.1f} M"
+
+
 class SearchStatus:
     """A one-line live status of a level's search: seconds, nodes and the best score so far,
     redrawn in place at most every ``every`` seconds; ``close`` erases it. A ``watch.WATCHERS``
@@ -91,7 +97,7 @@ class SearchStatus:
         self.shown = now
         text = f"{self.label}: {now - self.start:.1f} s"
         if self.base + nodes:
-            text += f", {(self.base + nodes) / 1e6:.1f} M {self.unit}"
+            text += f", {count_text(self.base + nodes)} {self.unit}"
             if self.scores:
                 text += f", best {'-' if self.best is None else self.best}"
         elif self.best is not None:

@@ -356,7 +356,7 @@ def test_cli_solve_shows_a_live_status_on_a_terminal(tmp_path, monkeypatch):
     out = json.loads(result.stdout)  # stdout stays the JSON alone
     assert out["proof"] == "bound" and out["best_score"] is not None
     draws = [part for part in result.stderr.split("\r") if part.strip()]
-    assert len(draws) == 8 and all(d.startswith("solving open: ") and " M nodes, best " in d for d in draws)
+    assert len(draws) == 8 and all(d.startswith("solving open: ") and " nodes, best " in d for d in draws)
     bests = [int(d.split()[-1]) for d in draws if d.split()[-1] != "-"]
     assert bests and bests == sorted(bests) and bests[-1] <= out["best_score"]
     assert result.stderr.endswith("\r") and result.stderr.split("\r")[-2].strip() == ""  # erased at the end
@@ -408,6 +408,25 @@ def test_search_status_redraws_in_place_and_adds_up_calls():
     assert stream.getvalue() == ("\rsolving x: 1.0 s, 2.0 M nodes, best 40"
                                  "\rsolving x: 2.5 s, 3.5 M nodes, best 55"
                                  "\r" + " " * 38 + "\r")
+
+
+def test_search_status_counts_a_small_search_exactly():
+    """Below a million the count is exact, with thousands marked (it read "0.0 M" until a
+    search passed 50,000); from a million on, in millions."""
+    import io
+
+    from cli.console import SearchStatus
+
+    now = [0.0]
+    stream = io.StringIO()
+    status = SearchStatus("expert lookahead", stream, clock=lambda: now[0], every=1.0, scores=False,
+                          unit="end states")
+    for t, count in [(1.0, 7), (2.0, 12_345), (3.0, 999_999), (4.0, 1_000_000), (5.0, 26_540_000)]:
+        now[0] = t
+        status(count, None)
+    draws = stream.getvalue().split("\r")[1:]
+    assert [d.split(", ", 1)[1].strip() for d in draws] == [
+        "7 end states", "12,345 end states", "999,999 end states", "1.0 M end states", "26.5 M end states"]
 
 
 def test_search_status_without_nodes_shows_the_seconds():

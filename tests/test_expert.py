@@ -618,6 +618,11 @@ def test_cli_hint_fixed_rounds_gives_the_same_plan_whatever_the_clock():
     assert best.exit_code == 2 and "--fixed-rounds" in best.output
 
 
+def count_read(text: str) -> float:
+    """A status line's count read back: "12,345" or "3.5 M"."""
+    return float(text.removesuffix(" M")) * 1e6 if text.endswith(" M") else int(text.replace(",", ""))
+
+
 def test_cli_expert_hint_shows_its_lookahead_on_a_terminal(monkeypatch):
     """Every round on an open board took 35-50 s in silence (an auditor's ``--fixed-rounds`` on an
     empty board): on a terminal a status line counts the end states looked ahead through and is
@@ -640,8 +645,8 @@ def test_cli_expert_hint_shows_its_lookahead_on_a_terminal(monkeypatch):
         del data["ms"]
     assert answers[0] == answers[1] and answers[0]["lookahead_rounds"] > 0
     draws = [part for part in shown.stderr.split("\r") if part.strip()]
-    counts = [float(d.split(", ")[1].removesuffix(" M end states")) for d in draws]
-    assert draws and all(d.startswith("expert lookahead: ") and d.endswith(" M end states") for d in draws)
+    counts = [count_read(d.split(", ")[1].removesuffix(" end states")) for d in draws]
+    assert draws and all(d.startswith("expert lookahead: ") and d.endswith(" end states") for d in draws)
     assert counts == sorted(counts) and counts[-1] > 0
     assert shown.stderr.endswith("\r") and shown.stderr.split("\r")[-2].strip() == ""  # erased at the end
     assert watch.WATCHERS == []

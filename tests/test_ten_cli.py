@@ -156,7 +156,7 @@ def test_solve_shows_a_live_status_and_ctrl_c_answers_with_the_deepest_finished_
     data = json.loads(result.stdout)
     assert data["result"] == "unknown" and 1 <= data["depth"] < 28 and data["pv"]
     draws = [part for part in result.stderr.split("\r") if part.strip()]
-    assert draws[0].startswith("solving the position: ") and " M nodes" in draws[0] and "best" not in draws[0]
+    assert draws[0].startswith("solving the position: ") and " nodes" in draws[0] and "best" not in draws[0]
     assert draws[-1].strip().startswith("interrupted: the answer is the deepest depth finished before Ctrl-C")
 
 
