@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-deep lint install bench clean
+.PHONY: run test test-deep lint install lock bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -31,10 +31,23 @@ run: $(STAMP)
 	$(BIN)/tenfold verify out/example-pack.json
 	$(BIN)/tenfold solve out/example-pack.json
 
+# Pins the newest versions pyproject.toml's ranges allow (then run make test on them): a scratch
+# venv takes every dependency, the dev ones too, and its list becomes constraints.txt.
+LOCK_VENV := .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]'
+	grep '^#' constraints.txt > constraints.txt.new
+	$(LOCK_VENV)/bin/pip freeze --exclude-editable >> constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(LOCK_VENV)
+
 bench: $(STAMP)
 	$(BIN)/python bench/tray.py
 	$(BIN)/python bench/campaign.py
 	$(BIN)/python bench/generate.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info out
+	rm -rf $(VENV) $(LOCK_VENV) build *.egg-info out
