@@ -673,3 +673,60 @@ def test_verify_json_is_the_same_bytes_every_run(tmp_path):
     assert not re.search(r"\d\.\d\d ?s\b", runs[0].stdout)  # no seconds anywhere
     text = runner.invoke(app, ["verify", path]).stdout
     assert text.startswith("ok   ") and text.rstrip().endswith(" s)")
+
+
+# From a mutation audit of the rules engine: every score goal holds, and verify's bound claims
+
+
+def unclaimed_pumpkin_level(**extra):
+    """``pumpkin_level`` without its best claim: the 1x1 at (0, 9) closes row 0 and clears the
+    pumpkin, 1 + 10 = 11, the one line that meets the pumpkin goal."""
+    data = pumpkin_level(**extra)
+    del data["best"]
+    return data
+
+
+def test_every_score_goal_must_hold_so_the_highest_one_counts():
+    # RULES.md §3: a level is won when every goal holds; score goals are "at least". One 1x1 on an
+    # empty Halloween board scores 1 (a cell, no clear): it meets {"score": 1} but not {"score": 5}.
+    data = level_data(trays=[["1x1"]], limit=1, goals=[{"score": 1}, {"score": 5}])
+    level = parse_level(data)
+    answer = solve_level(level, time_limit=30)
+    assert answer.best_score == 1 and answer.solvable is False
+    verdict = verify_level(level, time_limit=30)  # no solution or best stored: it must be winnable
+    assert verdict.status == "fail" and "no line meets the goals" in verdict.line()
+    assert level.score_goal == 5
+    # in the other order too, and with the goals it can meet it is solvable
+    assert parse_level({**data, "goals": [{"score": 5}, {"score": 1}]}).score_goal == 5
+    assert solve_level(parse_level({**data, "goals": [{"score": 1}, {"score": 0}]}), time_limit=30).solvable is True
+
+
+@pytest.mark.parametrize("bound", [11, 12, None])
+def test_verify_confirms_a_bound_claim_a_finished_search_reaches(bound):
+    # The 1x1 at (0, 9) closes row 0 and clears the pumpkin: 1 + 10 = 11, and no other line meets the
+    # pumpkin goal. "proof": "bound" claims 11 is reached (not that it is the most): true, with any
+    # bound of 11 or more (RULES.md §3 "best").
+    verdict = verify_level(parse_level(pumpkin_level(best={"score": 11, "proof": "bound", "bound": bound})),
+                           time_limit=30)
+    assert verdict.ok and verdict.status == "ok", verdict.line()
+
+
+def test_verify_refutes_a_bound_claim_on_a_level_no_line_wins():
+    # With a 2x2 as the only piece, no line clears the pumpkin (row 0 misses one cell, col 9): best.score
+    # is null for this level (RULES.md §3), so a claimed score of 4 (what the 2x2's cells score) is false.
+    data = pumpkin_level(trays=[["2x2"]], goals=[{"pumpkins": True}], best={"score": 4, "proof": "bound", "bound": 4})
+    del data["solution"]
+    verdict = verify_level(parse_level(data), time_limit=30)
+    assert verdict.status == "fail", verdict.line()
+    assert any(p.startswith("best.score: 4 is not reachable") for p in verdict.problems), verdict.problems
+
+
+def test_verify_refutes_a_stored_solution_that_misses_the_score_goal():
+    # RULES.md §3: "solution": a list of moves that meets the goals, all of them. The 1x1 at (0, 9)
+    # clears the pumpkin but scores 1 + 10 = 11, below a score goal of 12.
+    verdict = verify_level(parse_level(unclaimed_pumpkin_level(goals=[{"pumpkins": True}, {"score": 12}])),
+                           time_limit=30)
+    assert verdict.status == "fail", verdict.line()
+    assert verdict.problems == ['solution: goals not met at the end: [{"score": 12}]']
+    # the same solution against a goal of 11 wins
+    assert verify_level(parse_level(unclaimed_pumpkin_level()), time_limit=30).ok

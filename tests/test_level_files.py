@@ -12,7 +12,7 @@ import pytest
 
 from solver.errors import FormatError
 from solver.level import parse_level, parse_level_or_pack, parse_pack, play_solution
-from solver.moves import parse_moves
+from solver.moves import TokenUse, parse_move, parse_moves
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "levels" / "schema"
 LEVEL_SCHEMA = json.loads((SCHEMAS / "level.schema.json").read_text(encoding="utf-8"))
@@ -468,3 +468,66 @@ def test_the_schema_names_every_variant_and_only_those():
     from solver.variants import VARIANTS
 
     assert LEVEL_SCHEMA["properties"]["variant"]["enum"] == list(VARIANTS)
+
+
+# From a mutation audit of the rules engine: the level's fields and goals, each checked directly.
+PLAIN = {key: value for key, value in LEVEL.items() if key not in ("solution", "best", "hints")}
+
+
+def test_sultan_mode_refuses_more_than_four_stones_too():
+    # RULES.md §1: sultan is played with exactly 4 stones; five is as wrong as three.
+    data = {**copy.deepcopy(PLAIN), "variant": "arabic", "mode": "sultan", "goals": [{"score": 1}]}
+    data["board"] = ["S..S......", "." * 10, "...S......", "." * 10, "........S."] + ["." * 10] * 5
+    assert parse_level(data).tokens == 3
+    data["board"][9] = "S........."
+    with pytest.raises(FormatError, match=r"level: field board: mode sultan needs exactly 4 stones, found 5"):
+        parse_level(data)
+    data["board"][9] = "." * 10
+    data["board"][0] = "S........."
+    with pytest.raises(FormatError, match=r"needs exactly 4 stones, found 3"):
+        parse_level(data)
+
+
+def test_a_single_token_is_refused_for_a_variant_without_tokens():
+    # RULES.md §1: Halloween has "no rotation, no tokens": one token is as wrong as three.
+    with pytest.raises(FormatError, match=r"level: field tokens: variant halloween has no tokens, got 1"):
+        parse_level({**copy.deepcopy(PLAIN), "tokens": 1})
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_a_rotate_move_takes_one_to_three_quarter_turns(turns):
+    # RULES.md §3 "Moves": {"token": "rotate", "piece": ..., "turns": N}, quarter turns clockwise, 1-3
+    move = parse_move({"token": "rotate", "piece": "L3-nw", "turns": turns})
+    assert move == TokenUse("rotate", piece="L3-nw", turns=turns)
+    assert move.to_json() == {"token": "rotate", "piece": "L3-nw", "turns": turns}
+
+
+@pytest.mark.parametrize("turns", [0, 4, -1])
+def test_a_rotate_move_of_other_turns_is_malformed_and_names_the_field(turns):
+    with pytest.raises(FormatError, match=rf"^solution\[2\]: field 'turns' must be an integer 1\.\.3, got {turns}$"):
+        parse_move({"token": "rotate", "piece": "L3-nw", "turns": turns}, "solution[2]")
+
+
+def test_a_refused_placement_is_not_counted_among_the_placements_made():
+    level = parse_level({**copy.deepcopy(PLAIN), "goals": [{"score": 20}]})
+    # the 1x1 closes row 0 (a pumpkin and eight tiles): 1 + 10; the 3x3 is not in the first tray
+    moves = parse_moves([{"piece": "1x1", "row": 0, "col": 9}, {"piece": "3x3", "row": 2, "col": 2}])
+    result = play_solution(level, moves)
+    assert not result.ok and result.at == 1
+    assert (result.placements, result.score) == (1, 11)
+    # a placement refused for covering the stone at (1, 0), after a 2x2 that clears nothing (4 points)
+    moves = parse_moves([{"piece": "2x2", "row": 5, "col": 5}, {"piece": "1x3", "row": 1, "col": 0}])
+    result = play_solution(level, moves)
+    assert result.at == 1 and "overlaps a stone at row 1, col 0" in result.problem
+    assert (result.placements, result.score) == (1, 4)
+
+
+def test_a_place_all_goal_needs_every_tray_piece_placed():
+    data = {**copy.deepcopy(PLAIN), "board": ["." * 10] * 10, "trays": [["1x1", "1x1"], ["2x2"]], "limit": 3,
+            "goals": [{"place_all": True}]}
+    level = parse_level(data)
+    two = parse_moves([{"piece": "1x1", "row": 0, "col": 0}, {"piece": "1x1", "row": 9, "col": 9}])
+    short = play_solution(level, two)
+    assert not short.ok and short.problem == 'goals not met at the end: [{"place_all": true}]'
+    every = play_solution(level, two + parse_moves([{"piece": "2x2", "row": 4, "col": 4}]))
+    assert every.ok and (every.placements, every.score) == (3, 6)

@@ -126,6 +126,28 @@ def test_a_cell_in_two_zones_is_cleared_once_and_both_count():
     assert gained == [31, 1]  # the cell is empty again, so the second 1x1 fits there
 
 
+# From a mutation audit: the cells a placement's clears emptied (render and picture frames show them)
+
+def cells_of(mask: int) -> set[tuple[int, int]]:
+    """The (row, col) cells of a board mask, cell index row*10 + col (RULES.md §1)."""
+    return {(i // 10, i % 10) for i in range(100) if mask >> i & 1}
+
+
+def test_a_placement_reports_every_cell_its_clears_emptied_its_own_included():
+    # RULES.md §1: every completed zone's non-stone cells become empty, at once, a cell in two zones
+    # once. Row 0 holds a stone at col 3 and tiles but at col 9: the 1x1 there clears the row; the
+    # emptied cells are the row's nine non-stone cells, the 1x1's own cell included.
+    game = Game(find_variant("halloween"), parse_board(board("###S#####.")))
+    result = game.apply(Placement("1x1", 0, 9))
+    assert cells_of(result.cleared) == {(0, c) for c in range(10) if c != 3}
+    # Row 0 and column 0 miss only (0, 0): the 1x1 there empties all 19 cells of the two lines.
+    cross = board(".#########", *(["#........."] * 9))
+    game = Game(find_variant("arabic"), parse_board(cross))
+    result = game.apply(Placement("1x1", 0, 0))
+    assert (result.lines, result.regions) == (2, 0)
+    assert cells_of(result.cleared) == {(0, c) for c in range(10)} | {(r, 0) for r in range(10)}
+
+
 # --- streaks -------------------------------------------------------------------
 
 # Rows 0, 2 and 4 miss only column 9; no Sudoku region is close to complete.
@@ -197,6 +219,21 @@ def test_arabic_flow_in_a_dealt_game_is_judged_when_the_tray_empties():
     # trays of 3, 2 and 1 pieces: turn 2 ends on its 2nd placement, turn 3 on its 1st
     assert points == [101, 1, 1, 101, 51, 1]
     assert game.finished
+
+
+def test_ending_a_turn_of_no_placements_is_an_error():
+    # RULES.md §1: a turn is one tray, whose pieces are all placed; there is no turn of no placements.
+    game = Game(find_variant("arabic"), parse_board(board("#########.")))
+    with pytest.raises(RulesError, match="no placements"):
+        game.end_turn()
+    game.apply(Placement("1x1", 0, 9))  # 1 + 100, the turn's first clear
+    assert game.end_turn() == 0  # the turn before did not clear: no flow
+    assert game.score == 101
+    with pytest.raises(RulesError, match="no placements"):
+        game.end_turn()  # that turn is over; no placement since
+    assert game.score == 101
+    with pytest.raises(RulesError, match="tray is empty"):
+        dealt("arabic", [["1x1"]]).end_turn()  # a dealt game's turn ends with its tray
 
 
 # --- tokens --------------------------------------------------------------------
@@ -410,6 +447,28 @@ def test_halloween_ranks():
     ]
 
 
+# The board is full of tiles but for an L5-shaped hole at rows 3-5, cols 3-5. An L5-nw (###/#../#..)
+# covers at least two tiles wherever it lies (so one removal cannot make room), as does every turn of
+# it but the one whose shape is the hole.
+L5_SE_HOLE = "/".join(["#" * 10] * 3 + ["#####.####", "#####.####", "###...####"] + ["#" * 10] * 4)  # ..#/..#/###
+L5_SW_HOLE = "/".join(["#" * 10] * 3 + ["###.######", "###.######", "###...####"] + ["#" * 10] * 4)  # #../#../###
+
+
+@pytest.mark.parametrize("hole, shape, turns", [(L5_SE_HOLE, "L5-se", 2), (L5_SW_HOLE, "L5-sw", 3)])
+def test_one_rotate_token_turns_a_piece_180_or_270_degrees_and_keeps_the_game_alive(hole, shape, turns):
+    # RULES.md §1 (Arabic): an ink token rotates the piece "by 90, 180 or 270 degrees", one token a use;
+    # the game ends only when no piece can be placed after any token use the variant allows.
+    game = dealt("arabic", [["L5-nw"]], start=hole, tokens=1)
+    assert game.fitting_pieces() == []
+    assert not game.is_over  # one token: L5-nw -> L5-se is a half turn, L5-nw -> L5-sw three quarters
+    game.apply(TokenUse("rotate", piece="L5-nw", turns=turns))
+    assert game.tray == [shape] and game.fitting_pieces() == [shape] and game.tokens == 0
+    game.apply(Placement(shape, 3, 3))
+    assert game.finished
+    # without the token, nothing fits and nothing helps
+    assert dealt("arabic", [["L5-nw"]], start=hole, tokens=0).is_over
+
+
 # --- pieces --------------------------------------------------------------------
 
 CYCLES = [
@@ -465,3 +524,18 @@ def test_custom_piece_in_a_level_tray_can_be_rotated():
     assert game.tray == [".##/##."]
     game.apply(Placement(".##/##.", 0, 0))
     assert game.board.text() == board(".##", "##.")
+
+
+def test_a_bad_character_in_a_mask_is_named_by_its_row_and_column():
+    # A level may define pieces as #/. masks (RULES.md §1); a reader names what is wrong (§3), and a
+    # mask is read as board text is: row first (between '/'), then column, both from 0.
+    with pytest.raises(RulesError, match=r"^piece '##x/###': row 0, column 2: expected '#' or '\.', found 'x'$"):
+        get_piece("##x/###")
+    with pytest.raises(RulesError, match=r"row 1, column 0: expected '#' or '\.', found 'o'$"):
+        get_piece("###/o##")
+
+
+@pytest.mark.parametrize("mask", ["....", ".", "../.."])
+def test_a_mask_of_dots_alone_is_refused_as_a_mask_without_tiles(mask):
+    with pytest.raises(RulesError, match=r"a mask needs at least one '#'"):
+        get_piece(mask)
