@@ -19,13 +19,13 @@ from solver.board import Board
 from solver.deals import RandomDeals
 from solver.engine import Streak, has_complete_zone, placement_points, settle
 from solver.level import parse_level, play_solution
-from solver.moves import TokenUse
+from solver.moves import Placement, TokenUse
 from solver.pieces import get_piece, placements
 from solver.variants import find_variant
 
 from random_boards import MODES, dress
 from shared_memo import shared_cache
-from tiers import seeds
+from tiers import DEEP, seeds
 
 VARIANTS = ("halloween", "arabic", "sudoku")
 SEEDS = range(300)
@@ -405,6 +405,51 @@ def test_every_value_bound_holds():
     assert all(by_variant.get(name, 0) > 0 for name in VARIANTS), by_variant
 
 
+def test_every_value_bound_holds_where_the_bound_cuts():
+    """``test_every_value_bound_holds`` and ``test_every_state_marked_dead_meets_no_goal`` on
+    other levels: dense boards (``dense_level``), where the final-tray rule's strict pending test
+    and the bound cut, and the Arabic flow levels, whose lines earn the flow bonus; the search told
+    the best score in advance (0-20 points less), so that more subtrees are cut. Every value bound
+    left in the table (a sample of 8 a level; 20 in make test-deep) is at least what the brute
+    force over every continuation adds (``best_added``), and no state marked dead (a sample of up
+    to four times as many) has a line meeting the goals (``goals_reachable``). A build whose
+    strict pending drop left the flow bonus out of what it held its lines to (``SubMax``) passed
+    every other test; it fails here (flow level 8)."""
+    from solver.campaign_jit import CompiledSearch
+
+    rng = random.Random("value-bounds-cut")
+    checked = levels = dead = 0
+    sample = 20 if DEEP else 8  # value bounds a level (and dead states, at most 4x as many); make test-deep: more
+    for make, seed in [(dense_level, s) for s in range(60)] + [(flow_level, s) for s in range(60)]:
+        level = make(seed)
+        left0 = (1 << len(level.trays[0])) - 1
+        start = (level.board.filled, level.board.pumpkins, 0, left0, 0, False, False, 0, 0, 0, 1e300, 20_000)
+        status, best, _, _ = CompiledSearch(level, spend=True).run(*start, None, None)
+        if status != 0 or best is None:
+            continue
+        search = CompiledSearch(level, spend=True)
+        assert search.run(*start, best - rng.choice((0, 0, 1, 5, 20)), None)[0] == 0
+        bounds = search.value_bounds()
+        needs = (any(g.get("pumpkins") for g in level.goals), any(g.get("place_all") for g in level.goals))
+        memo: dict = {}
+        for filled, pumpkins, t_idx, left, tokens, tc, prev, run, most in rng.sample(bounds, min(sample, len(bounds))):
+            rest, placed = pieces_left(search, t_idx, left)
+            true = best_added(level, needs, filled, pumpkins, t_idx, rest, level.limit - placed, Streak(run, tc, prev),
+                              memo)
+            assert true <= most, (
+                f"{level.id}: a state's lines add {true}, above its bound {most}: tray {t_idx}, pieces {rest}, "
+                f"placed {placed}, run {run}, board {Board(filled, level.board.stones, pumpkins).text()}")
+            checked += 1
+        states = search.dead_states()
+        for filled, pumpkins, t_idx, left, tokens in rng.sample(states, min(4 * sample, len(states))):
+            rest, placed = pieces_left(search, t_idx, left)
+            assert not goals_reachable(level, needs, filled, pumpkins, t_idx, rest, level.limit - placed, {}), (
+                f"{level.id}: a state marked dead meets the goals: tray {t_idx}, pieces {rest}, placed {placed}")
+            dead += 1
+        levels += bool(bounds)
+    assert levels >= 60 and checked >= 27 * sample and dead >= 30, (levels, checked, dead)
+
+
 def test_value_rule_keeps_every_answer():
     """The value rule against the same search without it, on the levels of
     ``test_dead_states_keep_every_answer``: the same status and best, lines that replay to it,
@@ -416,6 +461,38 @@ def test_value_rule_keeps_every_answer():
             checked += 1
             fired += cut
     assert checked >= 330 and fired >= 20, (checked, fired)
+
+
+def test_told_one_point_less_than_the_best_the_search_still_finds_it():
+    """A search started with a best one point below the level's (a hint line or a caller's
+    ``best0`` that is nearly optimal: ``verify`` passes the level's solution, the generator its
+    construction's line) must still find the best: every prune compares what a subtree can still
+    reach with the best so far, and a line exactly one point better must survive each. On
+    ``pumpkin_level``'s, ``dense_level``'s, the flow levels and ``random_level``'s, within 20,000 nodes. Builds that
+    prune one point too eagerly (the bound ``ub <= best + 1``, the value rule ``hb - 1 <= best``,
+    the pending test made strict at ``<= best + 1``) passed every other test; each fails here."""
+    from solver.campaign_jit import search
+
+    checked = 0
+    levels = ([pumpkin_level(s) for s in range(150)] + [dense_level(s) for s in range(120)]
+              + [flow_level(s) for s in range(60)] + [random_level(s) for s in range(300)])
+    for level in levels:
+        status, best, _, _ = search(level, math.inf, 20_000, None, None)
+        if status != 0 or best is None:
+            continue
+        status, again, _, line = search(level, math.inf, 10**12, best - 1, None)
+        assert (status, again) == (0, best), f"{level.id}: {again} for {best}"
+        assert play_solution(level, line, ignore_score=True).score == best, level.id
+        checked += 1
+    assert checked >= 300, checked
+    # where the bound is exact (an empty board, no clear within reach: the two largest pieces'
+    # cells) a hint one point short must not end the search at the root
+    level = parse_level({"format": "tenfold.level/1", "id": "exact", "variant": "halloween", "mode": "campaign",
+                         "board": ["." * 10] * 10, "trays": [["1x1", "1x2", "1x3"]], "goals": [{"score": 1}],
+                         "limit": 2, "tokens": 0})
+    hint = [Placement("1x1", 0, 0), Placement("1x3", 1, 0)]
+    answer = solve_level(level, time_limit=60, hint=hint)
+    assert (answer.best_score, answer.proof) == (5, "optimal")
 
 
 def test_run_margin_follows_the_streak_rules():
@@ -564,6 +641,73 @@ def test_compiled_bound_is_the_reference_bound_with_zones_complete_at_the_start(
             f"seed {seed}"
         compared += 1
     assert compared >= 250
+
+
+def sparse_zone_board(rng: random.Random, variant) -> list[list[str]]:
+    """A board whose only tiles are those of one to three nearly complete zones (one to three
+    gaps each, none complete): a line that clears them empties every tile there is, so the
+    emptied-cells budget (``bounds.events_bound``) is tight."""
+    grid = [["."] * 10 for _ in range(10)]
+    zones = rng.sample(variant.zones, rng.randint(1, 3))
+    for zone in zones:
+        cells = [c for c in range(100) if zone >> c & 1]
+        gaps = set(rng.sample(cells, rng.choice((1, 1, 2, 3))))
+        for c in cells:
+            if c not in gaps:
+                grid[c // 10][c % 10] = "#"
+    for zone in zones:  # none complete at the start
+        cells = [c for c in range(100) if zone >> c & 1]
+        if all(grid[c // 10][c % 10] == "#" for c in cells):
+            c = rng.choice(cells)
+            grid[c // 10][c % 10] = "."
+    return grid
+
+
+def test_the_bound_holds_from_states_with_a_streak_on_boards_a_line_empties():
+    """Admissibility state by state, not through a search's answer: from a state with one or two
+    placements left (a tray of two, or two trays of one), any streak run and turn flags, on a
+    board whose only tiles are those of a few nearly complete zones, the reference bound
+    (``CampaignSearch._upper_bound``) and the compiled one are at least the most any line adds
+    (``best_added``, a brute force through the engine). The other bound tests start every line
+    at run 0 on boards with tiles to spare; here a placement's streak (Halloween's +5, Sudoku's
+    multiplier), the flow bonus of a turn that already cleared, and an emptied budget with no
+    cell to spare all decide the bound."""
+    from solver.campaign import State
+    from solver.campaign_jit import upper_bound
+
+    small = ("1x1", "1x1", "1x2", "2x1", "1x3", "L3-nw")
+    checked = tight = 0
+    chosen = seeds(range(600), first=200)  # (make test-deep: all 600)
+    for seed in chosen:
+        rng = random.Random(f"bound-state-{seed}")
+        name = VARIANTS[seed % 3]
+        variant = find_variant(name)
+        grid = sparse_zone_board(rng, variant)
+        pieces = [rng.choice(small) for _ in range(rng.choice((1, 2)))]
+        trays = [pieces] if len(pieces) == 1 or rng.random() < 0.5 else [[p] for p in pieces]
+        # a first tray already placed (the streak run is at most the placements made)
+        level = parse_level({"format": "tenfold.level/1", "id": f"b{seed}", "variant": name, "mode": MODES[name],
+                             "board": ["".join(row) for row in grid], "trays": [["1x1"] * 3] + trays,
+                             "goals": [{"score": 1}], "tokens": 0})
+        filled, stones = level.board.filled, level.board.stones
+        if has_complete_zone(variant, filled, stones):
+            continue
+        run = {"halloween": rng.randint(0, 1), "arabic": 0, "sudoku": rng.randint(0, 3)}[name]
+        tc = prev = False
+        if name == "arabic":
+            tc, prev = rng.random() < 0.6, rng.random() < 0.6
+        tray = tuple(sorted(trays[0]))
+        search = CampaignSearch(level)
+        search.start_bound()
+        state = State(filled, 0, 1, tray, run, tc, prev, 0, 0, 3)
+        true = best_added(level, (False, False), filled, 0, 1, tray, level.limit - 3, Streak(run, tc, prev), {})
+        bound = search._upper_bound(state, 0)
+        assert bound >= true, f"seed {seed}: bound {bound} < {true}, {name} run {run} tc {tc} prev {prev} {trays}"
+        compiled = upper_bound(level, filled, 0, run, tc, prev, 1, (1 << len(tray)) - 1, 3, False)
+        assert compiled == bound, f"seed {seed}"
+        checked += 1
+        tight += bound - true <= 5
+    assert checked >= 0.9 * len(chosen) and tight >= len(chosen) / 12, (checked, tight)
 
 
 def every_piece_level(level_id: str, variant, grid: list[list[str]]):
@@ -885,6 +1029,39 @@ def test_hand_made_levels_of_the_second_mutation_audit():
         assert (fast.best_score, fast.proof) == (best, "optimal"), level.id
         assert_same_answer(level, level.id, fast, solve_level(level, time_limit=60, compiled=False))
         assert play_solution(level, fast.best_line).score == best
+
+
+def test_hand_made_levels_of_the_bound_audit():
+    """Two levels a mutation audit of the bound built (2026-12-06), each with one token, so that
+    the state with one placement left is searched as a node and bounded; answers counted by hand,
+    each also the brute force's.
+
+    Arabic: row 9 holds seven tiles and the rest of the board is empty. The 1x1 and the 1x2
+    together complete it: 3 cells + 100 + the token's 100 = 203. The line that empties every tile
+    there is leaves no cell to spare in the emptied-cells budget (10 tiles and placed cells, a
+    clear empties 10): a budget one cell short lets no clear through, bounds the board after the
+    1x1 at 103 (its cells and the token), and the first line found, all plain, 103, prunes it.
+
+    Sudoku: a 2x5 box missing (0, 0) and row 5 missing (5, 9), two 1x1s. Row 5 first (100), then
+    the box with a streak run of one (150 x 1.5 = 225): 20 + 325 + 200 = 545. The box first and
+    then the row scores 520, found first; a bound that gives the last placement the streak of the
+    one before it (150 for the box) held the board after the row to 470 and pruned it."""
+    from level_reference import reference_best
+
+    arabic = {"format": "tenfold.level/1", "id": "tight", "variant": "arabic", "mode": "standard",
+              "board": ["." * 10] * 9 + ["#######..."], "trays": [["1x1", "1x2"]], "goals": [{"score": 1}],
+              "limit": 2, "tokens": 1}
+    board = ["." * 10] * 10
+    board[0], board[1], board[5] = ".####.....", "#####.....", "#########."
+    sudoku = {"format": "tenfold.level/1", "id": "streak", "variant": "sudoku", "mode": "classic", "board": board,
+              "trays": [["1x1", "1x1"]], "goals": [{"score": 1}], "limit": 2, "tokens": 1}
+    for data, best in ((arabic, 203), (sudoku, 545)):
+        level = parse_level(data)
+        for compiled in (True, False):
+            answer = solve_level(level, time_limit=60, compiled=compiled)
+            assert (answer.best_score, answer.proof) == (best, "optimal"), (data["id"], compiled)
+            assert play_solution(level, answer.best_line).score == best
+        assert reference_best(data) == best
 
 
 def test_a_piece_that_only_fits_turned_spends_the_rotate_token():
