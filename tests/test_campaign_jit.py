@@ -358,6 +358,26 @@ def best_added(level, needs: tuple[bool, bool], filled: int, pumpkins: int, tray
 VALUE_LEVELS, VALUE_SAMPLE = 150, 30
 
 
+def hold_value_bounds(level, search, rng: random.Random, sample: int) -> tuple[int, int]:
+    """Up to ``sample`` of the value bounds ``search`` left in its table, drawn with ``rng``, each
+    held to a brute force over every continuation from its state within the limit (``best_added``),
+    which must add no more: (bounds checked, bounds strictly above what the lines add)."""
+    bounds = search.value_bounds()
+    needs = (any(g.get("pumpkins") for g in level.goals), any(g.get("place_all") for g in level.goals))
+    memo: dict = {}
+    checked = below = 0
+    for filled, pumpkins, t_idx, left, tokens, tc, prev, run, most in rng.sample(bounds, min(sample, len(bounds))):
+        rest, placed = pieces_left(search, t_idx, left)
+        true = best_added(level, needs, filled, pumpkins, t_idx, rest, level.limit - placed, Streak(run, tc, prev),
+                          memo)
+        assert true <= most, (
+            f"{level.id}: a state's lines add {true}, above its bound {most}: tray {t_idx}, pieces {rest}, "
+            f"placed {placed}, run {run}, board {Board(filled, level.board.stones, pumpkins).text()}")
+        below += true < most
+        checked += 1
+    return checked, below
+
+
 def test_every_value_bound_holds():
     """The value rule state by state (``campaign_jit`` docstring: a state reached again is pruned
     when its points plus the most its lines added the last time cannot beat the best): every
@@ -386,19 +406,10 @@ def test_every_value_bound_holds():
         told = None if best is None else best - rng.randint(0, 10)
         assert search.run(*start, told, None)[0] == 0
         bounds = search.value_bounds()
-        needs = (any(g.get("pumpkins") for g in level.goals), any(g.get("place_all") for g in level.goals))
-        memo: dict = {}
-        for filled, pumpkins, t_idx, left, tokens, tc, prev, run, most in rng.sample(bounds,
-                                                                                     min(VALUE_SAMPLE, len(bounds))):
-            assert tokens == 0  # none on these levels
-            rest, placed = pieces_left(search, t_idx, left)
-            true = best_added(level, needs, filled, pumpkins, t_idx, rest, level.limit - placed, Streak(run, tc, prev),
-                              memo)
-            assert true <= most, (
-                f"{level.id}: a state's lines add {true}, above its bound {most}: tray {t_idx}, pieces {rest}, "
-                f"placed {placed}, run {run}, board {Board(filled, level.board.stones, pumpkins).text()}")
-            below += true < most
-            checked += 1
+        assert all(tokens == 0 for *_, tokens, _, _, _, _ in bounds)  # none on these levels
+        held, above = hold_value_bounds(level, search, rng, VALUE_SAMPLE)
+        checked += held
+        below += above
         levels += bool(bounds)
         by_variant[level.variant.name] = by_variant.get(level.variant.name, 0) + len(bounds)
     assert levels >= 50 and checked >= 950 and below >= 100, (levels, checked, below)
@@ -430,16 +441,8 @@ def test_every_value_bound_holds_where_the_bound_cuts():
         search = CompiledSearch(level, spend=True)
         assert search.run(*start, best - rng.choice((0, 0, 1, 5, 20)), None)[0] == 0
         bounds = search.value_bounds()
+        checked += hold_value_bounds(level, search, rng, sample)[0]
         needs = (any(g.get("pumpkins") for g in level.goals), any(g.get("place_all") for g in level.goals))
-        memo: dict = {}
-        for filled, pumpkins, t_idx, left, tokens, tc, prev, run, most in rng.sample(bounds, min(sample, len(bounds))):
-            rest, placed = pieces_left(search, t_idx, left)
-            true = best_added(level, needs, filled, pumpkins, t_idx, rest, level.limit - placed, Streak(run, tc, prev),
-                              memo)
-            assert true <= most, (
-                f"{level.id}: a state's lines add {true}, above its bound {most}: tray {t_idx}, pieces {rest}, "
-                f"placed {placed}, run {run}, board {Board(filled, level.board.stones, pumpkins).text()}")
-            checked += 1
         states = search.dead_states()
         for filled, pumpkins, t_idx, left, tokens in rng.sample(states, min(4 * sample, len(states))):
             rest, placed = pieces_left(search, t_idx, left)
