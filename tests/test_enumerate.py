@@ -15,7 +15,7 @@ import random
 import pytest
 
 from solver.bitboard import BB_COLS, BB_ROWS, bb_cell
-from solver.board import Board
+from solver.board import Board, parse_board
 from solver.deals import RandomDeals
 from solver.engine import Game, Streak, copy_game
 from solver.enumerate import enumerate_tray, enumerate_tray_py
@@ -128,3 +128,22 @@ def test_custom_pieces():
         tray = ["#./##/.#", "#.#/###", "1x1"]
         assert _as_dict(enumerate_tray_jit(variant, board, streak, tray).states()) == \
             _brute_force(variant, board, streak, tray)
+
+
+# From a mutation audit of the tray solver (2026-12-06):
+# (kills J2: enumerate_jit._kernel's merge, on a better arrival at a state, keeping the old
+#  arrival's `nx_last` (the commuting-order filter then drops an order the new arrival needs).
+#  Found by a seeded search over 8,937 trays; the suite's 130 brute-force positions miss it.)
+
+def test_a_state_reached_again_with_more_points_keeps_every_order_after_it():
+    """Sudoku, a carried run of 2: one end state is worth 460 through the better of two
+    arrivals at a mid-tray state; the kernel must match the brute force over Game.apply
+    (test_enumerate._brute_force) on every end state and its points."""
+    variant = find_variant("sudoku")
+    board = parse_board(".#.....##./#..#.##..#/..#.#...##/....#..#.#/...##.#.../"
+                        "#.###...../..#.#..#../....#....#/.#.##.####/....#.....")
+    tray, streak = ["5x1", "3x3", "2x1"], Streak(2, False, False)
+    expected = _brute_force(variant, board, streak, tray)
+    assert len(expected) == 35 and 460 in expected.values()
+    assert _as_dict(enumerate_tray_py(variant, board, streak, tray)) == expected
+    assert _as_dict(enumerate_tray_jit(variant, board, streak, tray).states()) == expected

@@ -429,3 +429,43 @@ def test_blocked_hazard_is_the_chance_of_dealing_a_hard_shape_without_a_spot(nam
         blocked_counts.add(len(blocked))
         between += 0 < expected < 1
     assert len(blocked_counts) >= 4 and between >= 20, (blocked_counts, between)
+
+
+# From a mutation audit of the tray solver (2026-12-06):
+# (kills B1: board_jit._settle not counting stones as filled, and B2: _settle's zone loop
+#  `range(n)` -> `range(n - 1)`, the last zone never clearing; test_survival let both pass,
+#  only test_campaign_jit caught them)
+
+def _stone_line_board(orientation: str):
+    """Row 0: a stone, eight tiles and a hole at (0,9). Rows 1-9 each miss two cells five apart,
+    so no other 1x1 completes a zone a 1x4 could use, and no 1x4 fits anywhere. ``orientation``
+    moves that line to row 9, column 0 or column 9 (a mirror or transpose of the board)."""
+    rows = ["S########."] + ["".join("." if c in {(3 * r) % 10, (3 * r + 5) % 10} else "#" for c in range(10))
+                             for r in range(1, 10)]
+    move = {"row 0": lambda r, c: (r, c), "row 9": lambda r, c: (9 - r, c),
+            "column 0": lambda r, c: (c, r), "column 9": lambda r, c: (c, 9 - r)}[orientation]
+    filled = stones = 0
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            rr, cc = move(r, c)
+            if ch == "#":
+                filled |= 1 << (rr * 10 + cc)
+            elif ch == "S":
+                stones |= 1 << (rr * 10 + cc)
+    return filled, stones
+
+
+@pytest.mark.parametrize("orientation", ["row 0", "row 9", "column 0", "column 9"])
+def test_the_kernel_counts_a_stone_as_filled_when_a_line_completes(orientation):
+    """RULES.md: stones count as filled when checking whether a line is complete. A 1x1 in the
+    line's hole completes it only through its stone; the clear opens the line for both bars.
+    With an empty cell in place of the stone the same tray has nowhere to go. (Column 9 is the
+    last zone the kernel scans.)"""
+    variant = find_variant("halloween")
+    filled, stones = _stone_line_board(orientation)
+    bar = "1x4" if orientation.startswith("row") else "4x1"
+    tray = ["1x1", bar, bar]
+    assert TraySearch(variant, Board(filled, stones, 0)).placeable(tray) is not None
+    assert tray_placeable(variant, filled, stones, tray)
+    assert TraySearch(variant, Board(filled, 0, 0)).placeable(tray) is None
+    assert not tray_placeable(variant, filled, 0, tray)

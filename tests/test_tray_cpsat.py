@@ -439,3 +439,20 @@ def test_cli_cpsat_ctrl_c_aborts_at_once(python_ctrl_c):
     assert "interrupted: no answer" in result.stderr and not result.stdout
     assert time.perf_counter() - start < 10
     assert signal.getsignal(signal.SIGINT) is handler
+
+
+# From a mutation audit of the tray solver (2026-12-06):
+# (kills C5: the health objective's (CELLS + 1) weight on empty cells dropped)
+
+def test_tie_break_puts_empty_cells_before_isolated_ones():
+    """The 2x1 has two spots, each clearing two lines (2 + 30 = 32 points): rows 8 and 9 (20
+    cells; 31 empty after, 8 isolated) or row 0 and column 5 (19 cells; 30 empty, 5 isolated).
+    The tie-break is more empty cells first, then fewer isolated ones, so rows 8 and 9 win
+    however many more isolated cells they leave."""
+    board = parse_board("#####.####/##.##.#.##/########.#/####.#.###/#.########/"
+                        ".#########/###.######/#########./.#########/.#########")
+    variant = find_variant("halloween")
+    result = cpsat_tray(variant, board, ["2x1"], 0, time_limit=60, tie_break=True)
+    assert result.optimal and result.best_score == 32
+    assert result.plan == [Placement("2x1", 8, 0)]
+    assert TraySearch(variant, board).best(["2x1"]) == (32, [Placement("2x1", 8, 0)])

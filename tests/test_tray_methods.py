@@ -13,7 +13,7 @@ from solver.deals import RandomDeals
 from solver.engine import Game, Streak
 from solver.pieces import get_piece
 from solver.moves import TokenUse
-from solver.tray import TraySearch, best_plan, rescue_cap
+from solver.tray import TraySearch, best_plan, health, rescue_cap
 from solver.variants import VARIANTS
 
 
@@ -178,3 +178,42 @@ def test_the_tray_clear_bound_is_never_below_the_best_plan(name):
         pieces = [custom_piece(rng) if rng.random() < 0.5 else p for p in pieces[:2]]
         case = (board, pieces, Streak(rng.choice((0, 0, 1, 2)), rng.random() < 0.3, rng.random() < 0.5))
     assert cleared >= 60  # most best plans clear
+
+
+# From a mutation audit of the tray solver (2026-12-06):
+# (kills T9: `bound < best[0]` -> `<=` in TraySearch._search; T10: the 1x1 discount dropped from
+#  the isolated-cell floor in TraySearch._search)
+
+def _search_outcome(variant, board, pieces, streak):
+    """(points, empty cells, -isolated empty cells) of the plan TraySearch.best returns,
+    replayed through Game.apply."""
+    found = TraySearch(variant, board, streak).best(pieces)
+    game = Game(variant, board, streak, 0, list(pieces))
+    for move in found[1]:
+        game.apply(move)
+    assert game.score == found[0]
+    return (found[0],) + health(game.board.filled, board.stones)
+
+
+@pytest.mark.parametrize("pieces", [["L3-se", "L3-se", "T4-n"], ["L3-se", "T4-n", "X5"],
+                                    ["L3-se", "L3-se", "L3-se"]])
+def test_the_search_on_an_empty_board_leaves_no_isolated_cell(pieces):
+    """On an empty board no tray of three clears: every plan scores its cells and leaves as many
+    empty cells, and the healthiest leaves no isolated empty cell. L3-se's first spot (0,0)
+    isolates the corner (no later piece can cover it), so the search must look past the first
+    plan it finds when the other plans tie with it on points."""
+    size = {"L3-se": 3, "T4-n": 4, "X5": 5}
+    got = _search_outcome(VARIANTS["halloween"], Board(0, 0, 0), pieces, Streak())
+    assert got == (sum(size[p] for p in pieces), 100 - sum(size[p] for p in pieces), 0)
+
+
+def test_the_search_fills_isolated_holes_with_the_trays_1x1s():
+    """Two isolated holes at (9,7) and (9,9) and a tray of two 1x1 and an X5 (no clear is
+    possible): the healthiest plan puts both 1x1 in the holes and leaves no isolated cell. A
+    1x1 still in the tray can fill an isolated cell, so a first plan that drops a 1x1 elsewhere
+    is not yet the healthiest."""
+    rows = ["." * 10] * 8 + [".......#.#", "......#.#."]
+    board = Board(sum(1 << (r * 10 + c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "#"),
+                  0, 0)
+    assert health(board.filled, 0) == (96, -2)
+    assert _search_outcome(VARIANTS["halloween"], board, ["1x1", "X5", "1x1"], Streak()) == (7, 89, 0)
