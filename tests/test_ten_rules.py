@@ -280,3 +280,28 @@ def test_moves_round_trip_through_their_json():
                          ({"x": 1, "y": 0, "value": 2, "end": "middle"}, "move.end: expected 'first' or 'last'")):
         with pytest.raises(FormatError, match=message):
             parse_move(bad)
+
+
+def test_a_tile_touching_the_field_only_at_a_corner_is_not_connected():
+    """RULES.md §2: tiles join the field by sharing an edge; a diagonal touch is no connection
+    (a mutation audit: reading diagonal neighbours as connected went unnoticed)."""
+    data = open_position([tile(0, 0, "white", 3), tile(1, 0, "black", 2), tile(2, 1, "white", 1)], "white",
+                         {"white": [1, 2], "black": [3]})
+    with pytest.raises(FormatError) as err:
+        parse_position(data)
+    assert "tiles[2]: tile at (2, 1) is not edge-connected" in str(err.value)
+
+
+def test_relocation_can_win_by_splitting_a_diagonal_run():
+    """The split-run win of test_relocation_can_win_by_splitting_a_run on a diagonal (RULES.md §2: runs
+    go either diagonal too): white 3 3 3 1 1 down a diagonal is 11, joined by black 1s; lifting the
+    last 1 leaves 3+3+3+1 = 10 (a mutation audit: checking split runs on rows and columns only went
+    unnoticed)."""
+    tiles = [tile(i, i, "white", v) for i, v in enumerate((3, 3, 3, 1, 1))]
+    tiles += [tile(i + 1, i, "black", 1) for i in range(4)]
+    position = second_round(tiles)
+    move = TenMove(5, 3, 1, (4, 4))
+    assert move in legal_moves(position)
+    assert apply_move(position, move)[1]
+    from solver.ten.lines import winning_moves
+    assert ((4, 4), (5, 3)) in {(w.origin, (w.x, w.y)) for w in winning_moves(position)}

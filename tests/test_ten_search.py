@@ -814,3 +814,149 @@ def test_the_chance_before_the_draw_is_the_mean_of_the_chances_after(seed):
             drawn = solve_hidden(TenPosition(position.tiles, mover, "hidden", None, after, value), depth=depth)
             mean += Fraction(count, sum(stacks[mover])) * Fraction(drawn.win_probability)
     assert abs(float(mean) - before.win_probability) < 1e-12
+# Proposed additions to tests/test_ten_search.py (they use its helpers bf_value_name, parse_position,
+# solve_open, threats, which that module already has or imports).
+
+def _two_threats_one_hidden(white_row):
+    """Black's diagonal (1,1),(2,2),(3,3) = 3+3+3 needs a 1 on (0,0), which no tile touches yet;
+    black's column (1,1..3) = 9 needs a 1 on (1,0), its only winning cell. White must block on (1,0)
+    (a tile elsewhere leaves black's runs as they are), and that tile opens (0,0): black wins with its
+    next tile (RULES.md §2: the new cell shares an edge with the field)."""
+    def t(x, y, c, v):
+        return {"x": x, "y": y, "colour": c, "value": v}
+    return parse_position({"format": "tenfold.ten/1", "variant": "open", "to_move": "white",
+                           "tiles": [t(1, 1, "black", 3), t(1, 2, "black", 3), t(1, 3, "black", 3),
+                                     t(2, 2, "black", 3), t(3, 3, "black", 3),
+                                     t(2, 1, "white", 1), t(3, 2, "white", 1), t(1, 4, "white", 1)],
+                           "rows": {"white": white_row, "black": [1]}})
+
+
+def test_a_forced_block_that_opens_a_winning_cell_loses():
+    """The depth-2 shortcut must count the cells a block opens for the opponent (a mutation audit:
+    ignoring them answered "unknown" here)."""
+    position = _two_threats_one_hidden([2, 2])
+    assert {(w.x, w.y, w.value) for w in threats(position)[BLACK]} == {(1, 0, 1)}
+    assert bf_value_name(position, 2) == "loss"
+    result = solve_open(position, depth=2)
+    assert (result.result, result.depth) == ("loss", 2)
+    assert [(m.x, m.y, m.value) for _, m in result.pv] == [(1, 0, 2), (0, 0, 1)]
+
+
+def test_a_loss_is_reported_at_the_first_depth_that_proves_it():
+    """docs/ten.md: iterative deepening stops at the first depth that proves a win *or a loss*
+    and reports that depth (a mutation audit: going on past a loss reported depth 4)."""
+    result = solve_open(_two_threats_one_hidden([2, 2]), depth=4)
+    assert (result.result, result.depth) == ("loss", 2)
+
+
+def test_the_default_depth_reaches_the_last_placement():
+    """docs/ten.md: the open default depth is the tiles left in both hands (here 2: white's 2 and
+    black's winning 1), so the loss on the very last placement is found (a mutation audit: a
+    default one ply short answered "unknown")."""
+    position = _two_threats_one_hidden([2])
+    assert bf_value_name(position, 2) == "loss"
+    result = solve_open(position)
+    assert (result.result, result.depth) == ("loss", 2)
+
+
+def test_transposition_bounds_are_used_only_where_they_hold():
+    """The table's entries are bounds (flag) proven within some depth: a fail-low "unknown" (UPPER)
+    says only "at most unknown" (it may be a loss), and a win within 5 plies is no win within 3 (a
+    mutation audit: using either as a lower bound went unnoticed by every search test)."""
+    from solver.ten.search import EXACT, LOWER, UPPER, OpenSearch
+    from solver.ten.search import LOSS as L, UNKNOWN as U, WIN as W
+
+    search = OpenSearch(random_open_position(seed=1, tiles_left=10))
+    key = ("any",)
+    search.tt[key] = (3, U, UPPER, None)
+    assert search._probe(key, 3, L, W)[:3] == (None, L, U)   # narrows the window, proves nothing
+    search.tt[key] = (3, U, EXACT, None)
+    assert search._probe(key, 3, L, W)[0] == U
+    search.tt[key] = (5, W, LOWER, None)
+    assert search._probe(key, 3, L, W)[:3] == (None, L, W)   # a deeper win says nothing at depth 3
+    assert search._probe(key, 6, L, W)[0] == W                # but holds at any greater depth
+
+
+@pytest.mark.parametrize("mover", [WHITE, BLACK])
+def test_a_draw_needs_both_sides_unable_to_escape_it(mover):
+    """White 1, black 1, white 1 in a row, nobody can make ten: black's tile joins the two whites, so
+    it can never move (RULES.md §2: removal must keep the field connected), while white's end tiles
+    can walk and keep black stuck. Within 8 plies white can force a third repetition, but it can
+    also avoid one, so not every line ends in a draw: "unknown", not "draw" (docs/ten.md; a
+    mutation audit: accepting either side's forced repetition as a draw went unnoticed)."""
+    position = TenPosition({(0, 0): (WHITE, 1), (1, 0): (BLACK, 1), (2, 0): (WHITE, 1)}, mover, "open",
+                           rows=((), ()))
+    assert solve_open(position, depth=8).result == "unknown"
+
+
+def test_hidden_draws_are_weighted_by_the_tiles_left():
+    """RULES.md §2: the next tile is drawn at random from the tiles left, so a value comes up with
+    probability count/size. Stacks of three 1s, a 2 and a 3, depth 4 (both players draw inside the
+    tree), against the plain expectimax (a mutation audit: drawing uniformly among the values left
+    answered 1/2 here and passed every test, whose stacks held 0-2 of each value)."""
+    tiles = {(0, 0): (WHITE, 2), (0, 1): (WHITE, 2), (-1, 0): (WHITE, 3),
+             (0, -1): (BLACK, 1), (1, 1): (BLACK, 3), (0, -2): (BLACK, 2)}
+    position = TenPosition(tiles, WHITE, "hidden", stacks=((3, 0, 1), (3, 1, 1)), drawn=2)
+    expected = bf_hidden(dict(tiles), position.stacks, WHITE, WHITE, 4, drawn=2)
+    assert expected == Fraction(1, 4)
+    assert Fraction(solve_hidden(position, depth=4).win_probability).limit_denominator(1000) == expected
+
+
+def test_hidden_forced_block_that_opens_a_winning_cell_loses():
+    """The open position of test_a_forced_block_that_opens_a_winning_cell_loses with hidden stacks:
+    white holds a 2, black's last tile is a 1. White can only block on (1,0), which opens (0,0), so
+    black wins for sure: "loss" (a mutation audit: the depth-2 shortcut ignoring opened cells said
+    "unknown")."""
+    position = _two_threats_one_hidden([2, 2])
+    position = TenPosition(position.tiles, WHITE, "hidden", stacks=((0, 1, 0), (1, 0, 0)), drawn=2)
+    assert bf_hidden(dict(position.tiles), position.stacks, WHITE, BLACK, 2, drawn=2) == 1
+    result = solve_hidden(position, depth=2)
+    assert (result.result, result.depth, result.win_probability) == ("loss", 2, 0.0)
+
+
+def test_a_hidden_repetition_draw_is_no_win():
+    """test_threefold_repetition_is_a_draw's position with hidden stacks (both empty): within 5 plies
+    a third repetition can be forced, and a draw is not a win (RULES.md §2), so white's chance stays 0
+    (a mutation audit: counting the draw as a win for the side counted answered "win")."""
+    position = TenPosition({(0, 0): (WHITE, 1), (1, 0): (BLACK, 1)}, WHITE, "hidden", stacks=((0, 0, 0), (0, 0, 0)))
+    result = solve_hidden(position, depth=5)
+    assert (result.result, result.depth, result.win_probability) == ("unknown", 5, 0.0)
+
+
+def test_hidden_loss_only_when_the_opponent_wins_for_sure():
+    """docs/ten.md: "loss" if the opponent wins with probability 1. Same field as above, but black
+    draws its 1 only half the time (stack: a 1 and a 2): "unknown" (a mutation audit: "loss" for any
+    chance of the opponent's went unnoticed)."""
+    position = _two_threats_one_hidden([2, 2])
+    position = TenPosition(position.tiles, WHITE, "hidden", stacks=((0, 1, 0), (1, 1, 0)), drawn=2)
+    assert bf_hidden(dict(position.tiles), position.stacks, WHITE, BLACK, 2, drawn=2) == Fraction(1, 2)
+    result = solve_hidden(position, depth=2)
+    assert (result.result, result.win_probability) == ("unknown", 0.0)
+
+
+def test_hidden_default_depth_is_four_plies():
+    """docs/ten.md: hidden stacks search 4 plies by default (a mutation audit: a default of 3 went
+    unnoticed, since the auditor's second-round position settles at ply 3)."""
+    tiles = {(0, 0): (WHITE, 2), (0, 1): (WHITE, 2), (-1, 0): (WHITE, 3),
+             (0, -1): (BLACK, 1), (1, 1): (BLACK, 3), (0, -2): (BLACK, 2)}
+    result = solve_hidden(TenPosition(tiles, WHITE, "hidden", stacks=((3, 0, 1), (3, 1, 1)), drawn=2))
+    assert (result.result, result.depth, result.win_probability) == ("unknown", 4, 0.25)
+
+
+def test_hidden_second_round_escapes_a_loss_by_a_third_repetition():
+    """RULES.md §2: a position repeated three times with the same player to move is a draw. A
+    second-round position (hidden stacks, both empty) that white loses within 2 plies, with a history
+    in which the field after white's first legal move, black to move, has been seen twice: that move
+    draws, so "unknown", not "loss" (a mutation audit: keying the hidden search's repetitions by the
+    side that just moved, not the side to move, went unnoticed)."""
+    from solver.ten.rules import apply_move, legal_moves
+    from solver.ten.search import repetition_key
+
+    base = random_open_position(seed=77, tiles_left=0, row_size=5)
+    position = TenPosition(base.tiles, base.to_move, "hidden", stacks=((0, 0, 0), (0, 0, 0)))
+    assert solve_hidden(position, depth=2).result == "loss"
+    after, won = apply_move(position, legal_moves(position)[0])
+    assert not won
+    history = {repetition_key(position): 1, repetition_key(after): 2}
+    result = solve_hidden(position, depth=2, history=history)
+    assert (result.result, result.win_probability) == ("unknown", 0.0)
