@@ -130,11 +130,12 @@ def solve(
     def took(lv: Level, answer: CampaignAnswer, stopping: bool = False) -> None:
         """A level answered: kept (graded with --grade, but once Ctrl-C asks to stop), and its
         line printed as it comes (a long run's log fills as it goes)."""
-        grading = graded(lv, answer) if graded and not stopping else None
+        due = graded is not None and not stopping
+        grading = graded(lv, answer) if due else None
         answers.append((lv, answer, grading))
         if not json_out:
             echo_above_progress(_summary_line(lv, answer))
-            if graded and not stopping:
+            if due:
                 echo_above_progress("  " + _grading_line(grading))
 
     by_workers = workers > 1 and len(levels) > 1

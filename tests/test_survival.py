@@ -436,23 +436,15 @@ def test_blocked_hazard_is_the_chance_of_dealing_a_hard_shape_without_a_spot(nam
 #  `range(n)` -> `range(n - 1)`, the last zone never clearing; test_survival let both pass,
 #  only test_campaign_jit caught them)
 
-def _stone_line_board(orientation: str):
+def _stone_line_board(orientation: str) -> Board:
     """Row 0: a stone, eight tiles and a hole at (0,9). Rows 1-9 each miss two cells five apart,
     so no other 1x1 completes a zone a 1x4 could use, and no 1x4 fits anywhere. ``orientation``
     moves that line to row 9, column 0 or column 9 (a mirror or transpose of the board)."""
     rows = ["S########."] + ["".join("." if c in {(3 * r) % 10, (3 * r + 5) % 10} else "#" for c in range(10))
                              for r in range(1, 10)]
-    move = {"row 0": lambda r, c: (r, c), "row 9": lambda r, c: (9 - r, c),
-            "column 0": lambda r, c: (c, r), "column 9": lambda r, c: (c, 9 - r)}[orientation]
-    filled = stones = 0
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            rr, cc = move(r, c)
-            if ch == "#":
-                filled |= 1 << (rr * 10 + cc)
-            elif ch == "S":
-                stones |= 1 << (rr * 10 + cc)
-    return filled, stones
+    moved = {"row 0": rows, "row 9": rows[::-1], "column 0": ["".join(col) for col in zip(*rows)],
+             "column 9": ["".join(col)[::-1] for col in zip(*rows)]}[orientation]
+    return parse_board(moved)
 
 
 @pytest.mark.parametrize("orientation", ["row 0", "row 9", "column 0", "column 9"])
@@ -462,7 +454,8 @@ def test_the_kernel_counts_a_stone_as_filled_when_a_line_completes(orientation):
     With an empty cell in place of the stone the same tray has nowhere to go. (Column 9 is the
     last zone the kernel scans.)"""
     variant = find_variant("halloween")
-    filled, stones = _stone_line_board(orientation)
+    board = _stone_line_board(orientation)
+    filled, stones = board.filled, board.stones
     bar = "1x4" if orientation.startswith("row") else "4x1"
     tray = ["1x1", bar, bar]
     assert TraySearch(variant, Board(filled, stones, 0)).placeable(tray) is not None

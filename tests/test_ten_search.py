@@ -814,8 +814,8 @@ def test_the_chance_before_the_draw_is_the_mean_of_the_chances_after(seed):
             drawn = solve_hidden(TenPosition(position.tiles, mover, "hidden", None, after, value), depth=depth)
             mean += Fraction(count, sum(stacks[mover])) * Fraction(drawn.win_probability)
     assert abs(float(mean) - before.win_probability) < 1e-12
-# Proposed additions to tests/test_ten_search.py (they use its helpers bf_value_name, parse_position,
-# solve_open, threats, which that module already has or imports).
+# From a mutation audit of Ten's solver (2026-12-06): hand-built positions, where hundreds of
+# random ones had passed each mutant.
 
 def _two_threats_one_hidden(white_row):
     """Black's diagonal (1,1),(2,2),(3,3) = 3+3+3 needs a 1 on (0,0), which no tile touches yet;
@@ -889,13 +889,17 @@ def test_a_draw_needs_both_sides_unable_to_escape_it(mover):
     assert solve_open(position, depth=8).result == "unknown"
 
 
+# White to move holding a 2, with stacks of three 1s, a 2 and a 3 each: values drawn with unequal odds.
+WEIGHTED_DRAWS_FIELD = {(0, 0): (WHITE, 2), (0, 1): (WHITE, 2), (-1, 0): (WHITE, 3),
+                        (0, -1): (BLACK, 1), (1, 1): (BLACK, 3), (0, -2): (BLACK, 2)}
+
+
 def test_hidden_draws_are_weighted_by_the_tiles_left():
     """RULES.md §2: the next tile is drawn at random from the tiles left, so a value comes up with
     probability count/size. Stacks of three 1s, a 2 and a 3, depth 4 (both players draw inside the
     tree), against the plain expectimax (a mutation audit: drawing uniformly among the values left
     answered 1/2 here and passed every test, whose stacks held 0-2 of each value)."""
-    tiles = {(0, 0): (WHITE, 2), (0, 1): (WHITE, 2), (-1, 0): (WHITE, 3),
-             (0, -1): (BLACK, 1), (1, 1): (BLACK, 3), (0, -2): (BLACK, 2)}
+    tiles = dict(WEIGHTED_DRAWS_FIELD)
     position = TenPosition(tiles, WHITE, "hidden", stacks=((3, 0, 1), (3, 1, 1)), drawn=2)
     expected = bf_hidden(dict(tiles), position.stacks, WHITE, WHITE, 4, drawn=2)
     assert expected == Fraction(1, 4)
@@ -937,8 +941,7 @@ def test_hidden_loss_only_when_the_opponent_wins_for_sure():
 def test_hidden_default_depth_is_four_plies():
     """docs/ten.md: hidden stacks search 4 plies by default (a mutation audit: a default of 3 went
     unnoticed, since the auditor's second-round position settles at ply 3)."""
-    tiles = {(0, 0): (WHITE, 2), (0, 1): (WHITE, 2), (-1, 0): (WHITE, 3),
-             (0, -1): (BLACK, 1), (1, 1): (BLACK, 3), (0, -2): (BLACK, 2)}
+    tiles = dict(WEIGHTED_DRAWS_FIELD)
     result = solve_hidden(TenPosition(tiles, WHITE, "hidden", stacks=((3, 0, 1), (3, 1, 1)), drawn=2))
     assert (result.result, result.depth, result.win_probability) == ("unknown", 4, 0.25)
 

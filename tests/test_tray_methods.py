@@ -8,7 +8,7 @@ import random
 import pytest
 
 from solver.bitboard import BB_ALL, isolated_empty
-from solver.board import Board
+from solver.board import Board, parse_board
 from solver.deals import RandomDeals
 from solver.engine import Game, Streak
 from solver.pieces import get_piece
@@ -212,8 +212,6 @@ def test_the_search_fills_isolated_holes_with_the_trays_1x1s():
     possible): the healthiest plan puts both 1x1 in the holes and leaves no isolated cell. A
     1x1 still in the tray can fill an isolated cell, so a first plan that drops a 1x1 elsewhere
     is not yet the healthiest."""
-    rows = ["." * 10] * 8 + [".......#.#", "......#.#."]
-    board = Board(sum(1 << (r * 10 + c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "#"),
-                  0, 0)
+    board = parse_board(["." * 10] * 8 + [".......#.#", "......#.#."])
     assert health(board.filled, 0) == (96, -2)
     assert _search_outcome(VARIANTS["halloween"], board, ["1x1", "X5", "1x1"], Streak()) == (7, 89, 0)
