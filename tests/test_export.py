@@ -345,3 +345,84 @@ def test_one_levels_file_named_for_another_format_is_refused(tmp_path):
         assert not (tmp_path / name).exists()
     for name in ("x.SVG", "x.picture", "x"):
         assert "<svg " in exported(src, tmp_path / name, "svg").read_text()
+
+
+def test_tiled_maps_carry_every_goal_and_claim_and_lay_trays_out_below_the_board():
+    """What an importer reads off a map, worked out by hand for one level: the goals and the best
+    claim as typed properties (a bool is ``true`` in .tmx, as Tiled writes it), each tray piece a
+    rectangle its mask's size (columns x rows of 32 px), below the board's 320 px and a row per
+    tray; ``nextobjectid`` above every object's id (Tiled gives a new object that id); the
+    tileset's image size that of the picture written beside the map."""
+    import io
+
+    from PIL import Image
+
+    from generator.tiled import level_to_tmj, tileset_png, tmx_text
+
+    board = ["." * 10] * 7 + ["#########."] * 2 + ["SP#######."]
+    data = {"format": "tenfold.level/1", "id": "props", "variant": "halloween", "mode": "campaign",
+            "board": board, "trays": [["###", "#/#"], ["2x2"]], "goals": [{"pumpkins": True}, {"score": 5}],
+            "best": {"score": 40, "proof": "optimal", "bound": 40}}
+    level = parse_level(data)
+    tmj = level_to_tmj(level, "pk")
+    props = {p["name"]: (p["type"], p["value"]) for p in tmj["properties"]}
+    assert props["goal_score"] == ("int", 5) and props["goal_pumpkins"] == ("bool", True)
+    assert props["best_score"] == ("int", 40) and props["best_bound"] == ("int", 40)
+    assert props["best_proof"] == ("string", "optimal") and props["pack_id"] == ("string", "pk")
+    assert "goal_place_all" not in props
+    objects = next(layer for layer in tmj["layers"] if layer["name"] == "trays")["objects"]
+    assert [(o["name"], o["width"], o["height"]) for o in objects] == [("###", 96, 32), ("#/#", 32, 64),
+                                                                        ("2x2", 64, 64)]
+    assert tmj["nextobjectid"] > max(o["id"] for o in objects)
+    assert all(o["y"] >= 320 for o in objects)
+    first, second = [o for o in objects if o["y"] == objects[0]["y"]], [o for o in objects if o["name"] == "2x2"]
+    assert len(first) == 2 and all(o["y"] + o["height"] <= second[0]["y"] for o in first)
+    png = Image.open(io.BytesIO(tileset_png()))
+    tileset = tmj["tilesets"][0]
+    assert (tileset["imagewidth"], tileset["imageheight"]) == png.size == (4 * 32, 32)
+    root = ET.fromstring(tmx_text(level, "pk"))
+    tmx_props = {p.get("name"): (p.get("type"), p.get("value")) for p in root.find("properties")}
+    assert tmx_props["goal_pumpkins"] == ("bool", "true") and tmx_props["goal_score"] == ("int", "5")
+    assert tmx_props["best_bound"] == ("int", "40")
+    assert int(root.get("nextobjectid")) > max(int(o.get("id")) for o in root.iter("object"))
+    assert [(o.get("width"), o.get("height")) for o in root.iter("object")] == [("96", "32"), ("32", "64"),
+                                                                                ("64", "64")]
+    image = root.find("tileset").find("image")
+    assert (int(image.get("width")), int(image.get("height"))) == png.size
+
+
+def test_a_scenes_svg_and_png_draw_the_same_cells_and_its_text_as_written():
+    """``generator.canvas``: a rectangle x, y, w, h covers pixels x to x + w - 1 and y to y + h - 1
+    in the PNG, as in the SVG; the SVG is XML whatever the text says (``<`` and ``&`` escaped),
+    and a rectangle of board cell 0 carries data-cell="0" (the page's script finds every cell);
+    the four tiles of the Tiled tileset picture are four colours."""
+    import io
+
+    from PIL import Image
+
+    from generator.canvas import Rect, Scene, Text, to_png, to_svg
+    from generator.tiled import tileset_png
+
+    scene = Scene(12, 12, "#ffffff")
+    scene.add(Rect(2, 3, 4, 5, "#ff0000", cell=0))
+    image = Image.open(io.BytesIO(to_png(scene))).convert("RGB")
+    inside = {(x, y) for x in range(2, 6) for y in range(3, 8)}
+    for x in range(12):
+        for y in range(12):
+            assert image.getpixel((x, y)) == ((255, 0, 0) if (x, y) in inside else (255, 255, 255)), (x, y)
+    scene.add(Text(1, 11, "a<b & c>d"))
+    root = ET.fromstring(to_svg(scene))
+    rect = [e for e in root if e.tag.endswith("rect")][-1]
+    assert (rect.get("x"), rect.get("y"), rect.get("width"), rect.get("height")) == ("2", "3", "4", "5")
+    assert rect.get("data-cell") == "0"
+    assert [e.text for e in root if e.tag.endswith("text")] == ["a<b & c>d"]
+    tiles = Image.open(io.BytesIO(tileset_png())).convert("RGB")
+    assert len({tiles.getpixel((i * 32 + 16, 16)) for i in range(4)}) == 4
+    wide = Scene(200, 40, "#ffffff")
+    wide.add(Text(100, 30, "MMMM", size=20, fill="#000000", anchor="middle", bold=True))
+    assert 'viewBox="0 0 200 40"' in to_svg(wide)
+    moved = Scene(200, 40)
+    moved.extend(wide, 0, 0)
+    assert moved.shapes == wide.shapes  # bold, anchor and all
+    ink = Image.open(io.BytesIO(to_png(wide))).convert("L").point(lambda v: 255 if v < 128 else 0).getbbox()
+    assert ink is not None and abs((ink[0] + ink[2]) / 2 - 100) <= 3, ink  # centred on x = 100

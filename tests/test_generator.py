@@ -764,3 +764,154 @@ def test_two_partial_files_change_places_whole(tmp_path, monkeypatch, atomic):
     assert (a.read_text(), b.read_text()) == ("the other run's", "this run's")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([a.name, b.name])
     assert len(replaced) == (0 if atomic else 3)
+
+
+def test_a_candidates_construction_line_wins_it_on_the_reference_rules():
+    """The construction's line (the proof's hint) wins the candidate level it builds, judged on the
+    reference rules: every pumpkin cleared and every piece placed where the level asks, within its
+    limit; each Halloween level has 2 to 5 pumpkins, each Sultan level 4 stones. (A limit cut
+    before the placement that clears the last pumpkin makes candidates the proof then rejects;
+    the packs built here are compared only with themselves.)"""
+    from generator.recipes import Unbuildable, candidate_level, candidate_seed
+
+    built = 0
+    for kind, trays in (("halloween", 2), ("halloween", 5), ("sultan", 1), ("sultan", 2)):
+        for index in range(30):
+            try:
+                level, line, _ = candidate_level(kind, trays, candidate_seed(kind, 7, index))
+            except Unbuildable:
+                continue
+            built += 1
+            data = level.to_json()
+            data["solution"] = [move.to_json() for move in line]
+            ok, why, _ = reference_check(data)
+            assert ok, (kind, trays, index, why)
+            pieces = sum(len(tray) for tray in data["trays"])
+            assert 1 <= data["limit"] <= pieces and len(line) <= data["limit"], (kind, index)
+            pumpkins = sum(row.count("P") for row in data["board"])
+            if kind == "halloween":
+                assert 2 <= pumpkins <= 5 and {"pumpkins": True} in data["goals"], (index, data)
+            else:
+                assert pumpkins == 0 and sum(row.count("S") for row in data["board"]) == 4, (index, data)
+                assert {"place_all": True} in data["goals"] and data["limit"] == pieces, (index, data)
+    assert built >= 100, built
+
+
+def test_score_goals_stars_and_quotas_follow_the_documented_rules():
+    """docs/rules-choices.md: a score goal is 30/50/70/85/100 % of the proven best, max(1,
+    ceil(fraction x best)); the stars are [goal, midpoint rounded up, best]; without
+    --difficulty a pack's levels are spread evenly over the four grades, the easier ones first
+    where the count does not divide. Worked out here in exact fractions."""
+    import math
+    from fractions import Fraction
+
+    from generator.pack import _choose_option, _quotas
+    from generator.recipes import finish_level, score_goals
+
+    for best in [1, 2, 3, 7, 10, 20, 33, 100, 101, 997, 2345]:
+        expected = [max(1, math.ceil(Fraction(p, 100) * best)) for p in (30, 50, 70, 85, 100)]
+        assert score_goals(best) == expected, best
+    assert score_goals(7) == [3, 4, 5, 6, 7] and score_goals(20) == [6, 10, 14, 17, 20]
+    candidate = {"level": {"goals": [{"pumpkins": True}]}, "best": 9}
+    for goal, stars in ((3, [3, 6, 9]), (4, [4, 7, 9]), (9, [9, 9, 9]), (8, [8, 9, 9])):
+        level = finish_level(candidate, {"goal": goal, "grade": "hard", "difficulty": 0.8, "measurements": {}},
+                             "x-001")
+        assert level["stars"] == stars and level["goals"] == [{"pumpkins": True}, {"score": goal}], goal
+        assert (level["id"], level["grade"], level["difficulty"]) == ("x-001", "hard", 0.8)
+    assert candidate["level"]["goals"] == [{"pumpkins": True}]  # the candidate is left as it was
+    for count, split in ((1, [1, 0, 0, 0]), (3, [1, 1, 1, 0]), (4, [1, 1, 1, 1]), (6, [2, 2, 1, 1]),
+                         (32, [8, 8, 8, 8]), (35, [9, 9, 9, 8])):
+        assert _quotas(count, None) == dict(zip(GRADE_NAMES, split)), count
+        assert _quotas(count, "hard") == {"hard": count}
+    # the option whose grade has the most room; on a tie, the easier grade; a full grade never
+    options = {"options": [{"grade": g, "goal": n} for n, g in enumerate(GRADE_NAMES, 1)]}
+    quotas = dict.fromkeys(GRADE_NAMES, 2)
+    assert _choose_option(options, quotas, Counter())["grade"] == "easy"
+    assert _choose_option(options, quotas, Counter(easy=1, medium=1))["grade"] == "hard"
+    assert _choose_option(options, quotas, Counter(easy=2, medium=2, hard=2, expert=1))["grade"] == "expert"
+    assert _choose_option(options, quotas, Counter(easy=2, medium=2, hard=2, expert=2)) is None
+
+
+def test_a_candidate_with_just_enough_clearable_tiles_gets_a_pumpkin_on_each(monkeypatch):
+    """A Halloween candidate needs at least 2 pumpkins, on starting tiles its line clears: with
+    exactly 2 such tiles it is built, a pumpkin on each; with 1 it is turned down."""
+    from generator import recipes
+    from generator.construct import construct
+    from solver.variants import find_variant
+
+    real = None
+    for attempt in range(50):
+        real = construct(find_variant("halloween"), random.Random(attempt), 2, 3, 0.85)
+        if real is not None and sum(bin(m).count("1") for m in real.cleared_originals) >= 2:
+            break
+    cells = [c for c in range(100) if any(m >> c & 1 for m in real.cleared_originals)]
+    for keep in (cells[:2], cells[:1]):
+        kept = sum(1 << c for c in keep)
+        built = type(real)(real.board, real.trays, real.line, [m & kept for m in real.cleared_originals])
+        monkeypatch.setattr(recipes, "construct", lambda *args, built=built: built)
+        if len(keep) == 2:
+            level, _, _ = recipes.candidate_level("halloween", 2, 1)
+            assert level.board.pumpkins == kept
+        else:
+            with pytest.raises(recipes.Unbuildable, match="too few clearable tiles"):
+                recipes.candidate_level("halloween", 2, 1)
+
+
+def test_a_resumed_result_must_be_the_level_its_seed_builds_field_by_field():
+    """``_still_holds``: an accepted result read back is kept only when every field the seed's
+    construction fixes is as built and it has one grading option per goal fraction: a limit,
+    tokens, trays or goals edited in the partial file (the solution still replaying), or an
+    option lost, makes it proven anew."""
+    import copy
+
+    from generator.pack import _still_holds
+    from generator.recipes import build_candidate, candidate_seed
+
+    result = next(r for r in (build_candidate(KIND, TRAYS, candidate_seed(KIND, SEED, i)) for i in range(20))
+                  if r["status"] == "accepted")
+    assert _still_holds(KIND, TRAYS, result)
+    pieces = sum(len(tray) for tray in result["level"]["trays"])
+    edits = [("limit", pieces + 1), ("tokens", 1), ("trays", result["level"]["trays"] + [["1x1"]]),
+             ("goals", [{"pumpkins": True}, {"place_all": True}])]
+    for key, value in edits:
+        edited = copy.deepcopy(result)
+        edited["level"][key] = value
+        assert not _still_holds(KIND, TRAYS, edited), key
+    edited = copy.deepcopy(result)
+    edited["level"]["best"]["score"] += 1  # a claim the solution does not reach
+    assert not _still_holds(KIND, TRAYS, edited)
+    edited = copy.deepcopy(result)
+    del edited["options"][-1]  # one grading option a goal fraction: a line lost its last
+    assert not _still_holds(KIND, TRAYS, edited)
+
+
+def test_a_pack_turns_down_a_candidate_whose_level_it_already_holds_in_a_mirror():
+    """``_accept``: a level kept once, the same level mirrored comes again (another candidate seed
+    may build it): turned down as a duplicate, its grade's count unchanged; another level is kept."""
+    board = ["#........."] + [".........."] * 8 + ["....S....."]
+
+    def result(board, trays, grade="easy"):
+        return {"status": "accepted", "options": [{"grade": grade, "goal": 1}],
+                "level": {"board": board, "trays": trays, "goals": [{"pumpkins": True}], "limit": 3}}
+
+    quotas = dict.fromkeys(GRADE_NAMES, 5)
+    have, keys, chosen = Counter(), set(), []
+    assert _accept(result(board, [["L3-nw", "1x2", "T4-e"]]), quotas, have, keys, chosen) == ""
+    mirrored = result([r[::-1] for r in board], [["T4-w", "L3-ne", "1x2"]], "hard")
+    assert _accept(mirrored, quotas, have, keys, chosen) == "duplicate (mirror images and turns included)"
+    assert have == Counter(easy=1) and len(chosen) == 1
+    assert _accept(result(board, [["L3-sw", "1x2", "T4-e"]], "hard"), quotas, have, keys, chosen) == ""
+    assert have == Counter(easy=1, hard=1) and len(chosen) == 2
+
+
+def test_a_run_stops_judging_at_the_candidate_that_fills_the_pack(base_pack, tmp_path):
+    """The closing table's candidate count is the candidates judged up to the one that filled the
+    pack, not the rest of the batch they were built in: the last one heard brought the pack to
+    COUNT levels, every one before it left room."""
+    heard = []
+    report = generate_pack(KIND, COUNT, SEED, tmp_path / "count.json", TRAYS,
+                           on_candidate=lambda index, result, accepted: heard.append((index, accepted)))
+    assert json.dumps(report.pack, indent=1) == base_pack
+    assert [i for i, _ in heard] == list(range(len(heard))) and report.candidates == len(heard)
+    assert heard[-1][1] == COUNT and all(accepted < COUNT for _, accepted in heard[:-1])
+    assert report.candidates == COUNT + sum(report.rejected.values())

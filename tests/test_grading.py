@@ -241,3 +241,53 @@ def test_solve_grade_grades_a_level_as_the_generator_would(tmp_path):
     for item, data in zip(listed, pack["levels"]):
         alone = run(str(path), "--level", data["id"])
         assert item["grading"] == alone["grading"]
+
+
+def test_greedy_playouts_explore_one_placement_in_ten_and_a_grade_plays_200_and_50():
+    """docs/rules-choices.md: 200 random playouts and 50 greedy ones; a greedy placement is drawn at
+    random from every legal one when the playout's draw falls below 0.1 (one in ten), else from
+    the placements that score the most now. On a board where one 1x1 spot of 81 completes a row,
+    the two draws offer 81 placements and 1; where every placement ties, the draw is among all."""
+    board = ["#########."] + ["#.#.#.#.#."] * 2 + ["." * 10] * 7  # 1 + 5 + 5 + 70 empty cells
+    level = parse_level({"format": "tenfold.level/1", "id": "x", "variant": "halloween", "mode": "campaign",
+                         "board": board, "trays": [["1x1"]], "goals": [{"score": 1}], "limit": 1})
+
+    class Scripted(random.Random):
+        def __init__(self, draw: float) -> None:
+            super().__init__(0)
+            self.draw, self.offered = draw, []
+
+        def random(self) -> float:
+            return self.draw
+
+        def choice(self, seq):
+            self.offered.append(len(seq))
+            return seq[0]
+
+    for draw, offered in ((0.0, 81), (0.0999, 81), (0.1001, 1), (0.5, 1), (0.9999, 1)):
+        rng = Scripted(draw)
+        playout(level, rng, greedy=True)
+        assert rng.offered == [offered], draw
+    randoms, greedies = playout_peaks(level, 3)
+    assert (len(randoms), len(greedies)) == (200, 50)
+    # no placement completes a zone: all 82 tie for the most points, and the draw is among them all
+    ties = parse_level({**level.raw, "board": ["########.."] + ["#.#.#.#.#."] * 2 + ["." * 10] * 7})
+    rng = Scripted(0.5)
+    playout(ties, rng, greedy=True)
+    assert rng.offered == [82]
+
+
+def test_playouts_do_not_depend_on_the_string_hash_seed():
+    """A level's measurements are the same in every process: a pack's bytes must not turn on
+    PYTHONHASHSEED (say, the order of a set of piece ids), which the byte-for-byte tests, run in
+    one process and its forks, cannot see. Seeded playouts of Sultan candidates (three distinct
+    pieces a tray) under two hash seeds."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from generator.recipes import candidate_level; from generator.grade import playout_peaks; "
+            "print([playout_peaks(candidate_level('sultan', 1, s)[0], s, 10, 10) for s in range(6)])")
+    outputs = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": hash_seed},
+                              capture_output=True, text=True, check=True).stdout for hash_seed in ("1", "2")}
+    assert len(outputs) == 1, outputs

@@ -208,3 +208,37 @@ def test_a_big_pack_is_cut_into_linked_pages(tmp_path, monkeypatch):
     assert result.exit_code == 0 and sorted(p.name for p in (tmp_path / "site").iterdir()) == sorted(
         ["index.html", *mine])
 
+
+
+def test_each_frame_outlines_the_cells_placed_and_tints_the_cells_cleared():
+    """A solution frame marks the move's cells (outlined) and the cells it cleared (tinted, where
+    they are empty now). Worked out by hand: ``##`` at row 0, col 8 completes row 0, whose 8
+    tiles and the piece's 2 cells clear; then ``#`` at 5,5 clears nothing."""
+    from generator.picture import CLEARED_FILL, COLOURS, PLACED_OUTLINE, board_scene
+    from solver.level import parse_level
+
+    data = {"format": "tenfold.level/1", "id": "f", "variant": "halloween", "mode": "campaign",
+            "board": ["########.."] + ["." * 10] * 9, "trays": [["##", "#"]], "goals": [{"score": 1}],
+            "solution": [{"piece": "##", "row": 0, "col": 8}, {"piece": "#", "row": 5, "col": 5}]}
+    frames = solution_frames(parse_level(data))
+    row0 = sum(1 << c for c in range(10))
+    assert [(f.placed, f.cleared) for f in frames] == [(0, 0), ((1 << 8) | (1 << 9), row0), (1 << 55, 0)]
+    cells = [s for s in board_scene(frames[1].board, 10, frames[1].placed, frames[1].cleared, tagged=True).shapes
+             if s.cell >= 0]
+    assert [s.cell for s in cells] == list(range(100))
+    assert {s.fill for s in cells[:10]} == {CLEARED_FILL} and {s.fill for s in cells[10:]} == {COLOURS["."]}
+    assert [s.cell for s in cells if s.stroke == PLACED_OUTLINE] == [8, 9]
+    assert all(s.css == "empty" for s in cells)
+
+
+def test_a_token_frames_caption_names_what_the_token_did():
+    """A rotate's caption names the piece and its quarter turns (x1 and x3 are other moves), a
+    remove's the cell, a swap's the piece."""
+    from generator.frames import Frame
+    from solver.board import parse_board
+
+    board = parse_board(["." * 10] * 10)
+    assert Frame(board, TokenUse("rotate", "L3-nw", 1)).caption == "token rotate L3-nw x1"
+    assert Frame(board, TokenUse("rotate", "L3-nw", 3)).caption == "token rotate L3-nw x3"
+    assert Frame(board, TokenUse("remove", row=3, col=4)).caption == "token remove 3,4"
+    assert Frame(board, TokenUse("swap", "2x2")).caption == "token swap 2x2"
