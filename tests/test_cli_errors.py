@@ -1532,3 +1532,73 @@ def test_stdin_from_a_terminal_says_so_and_ends_at_one_ctrl_d():
     assert proc.returncode == 0, err
     assert err == "stdin: reading from the terminal (-: stdin); end with Ctrl-D\n"
     assert out.count("#") == 10
+
+
+def test_export_refuses_a_pack_of_no_levels_and_writes_nothing(tmp_path):
+    """docs/rules-choices.md: a pack with no levels can be shown, but export refuses it (there is
+    nothing to draw): exit 2 naming the pack, and no folder made (it wrote "wrote 0 files")."""
+    empty = write(tmp_path, "empty.json", {"format": "tenfold.pack/1", "id": "p", "title": "t",
+                                           "generator": {"seed": 1, "version": "x"}, "levels": []})
+    for fmt in ("json", "tmj", "png"):
+        assert_bad_input(runner.invoke(app, ["export", empty, "--format", fmt, "--out", str(tmp_path / "out")]),
+                         "pack p", "has no levels")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.json"]
+
+
+def test_a_pack_exported_onto_an_existing_file_says_a_pack_needs_a_folder(tmp_path):
+    """A whole pack is a file per level in a folder: an --out that is a file already (or a
+    device) is refused saying so, and the file is left as it was."""
+    pack = write(tmp_path, "pack.json", {"format": "tenfold.pack/1", "id": "p", "title": "t",
+                                         "generator": {"seed": 1, "version": "1"}, "levels": [level_data()]})
+    existing = tmp_path / "notes"
+    existing.write_text("mine")
+    assert_bad_input(runner.invoke(app, ["export", pack, "--format", "json", "--out", str(existing)]),
+                     f"--out: {existing} is a file; a whole pack needs a folder (or pass --level)")
+    assert existing.read_text() == "mine" and sorted(p.name for p in tmp_path.iterdir()) == ["notes", "pack.json"]
+    assert_bad_input(runner.invoke(app, ["export", pack, "--format", "svg", "--out", "/dev/null"]),
+                     "--out: /dev/null is not a folder but a device or a pipe; a whole pack needs a folder")
+
+
+def test_every_file_is_on_the_disk_before_any_is_renamed_into_place(tmp_path, monkeypatch):
+    """docs/cli.md: each file is flushed to the disk before it is renamed into place (a power
+    cut then leaves each place its old file or the whole new one, never an empty file): every
+    new file's bytes are fsynced, all three before the first rename."""
+    import cli.atomic
+    from cli.atomic import write_files_atomically
+
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        events.append("fsync")
+        return real_fsync(fd)
+
+    def replace(src, dst):
+        events.append("replace")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(cli.atomic.os, "fsync", fsync)
+    monkeypatch.setattr(cli.atomic.os, "replace", replace)
+    (tmp_path / "a.json").write_text("old a")
+    places = [tmp_path / "a.json", tmp_path / "b.json", tmp_path / "sub" / "c.json"]
+    write_files_atomically({place: b"new " + place.name[:1].encode() for place in places})
+    assert events.index("replace") == 3 and events[:3] == ["fsync"] * 3, events  # (the folders' syncs come after)
+    assert [p.read_bytes() for p in places] == [b"new a", b"new b", b"new c"]
+
+
+def test_written_files_get_the_mode_a_plain_write_would_give(tmp_path):
+    """A file written all or none is made as a temporary file (mode 0600), then given the mode
+    a plain open() would: the umask's for a new file (0644 under umask 022: a web server or
+    another user may read an exported level), the old file's for one it replaces."""
+    from cli.atomic import write_files_atomically
+
+    old = tmp_path / "old.json"
+    old.write_text("old")
+    old.chmod(0o640)
+    umask = os.umask(0o022)
+    try:
+        write_files_atomically({tmp_path / "new.json": b"new", old: b"newer"})
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644
+    assert old.stat().st_mode & 0o777 == 0o640 and old.read_text() == "newer"

@@ -514,3 +514,16 @@ def test_a_move_spelled_as_a_later_slot_leaves_the_first():
         assert [m["piece"] for m in rest] == [left], (taken, rest)
         r = api.handle("POST", "/levels/p/sp/hint", json.dumps({"moves": moves}).encode())
         assert [m["piece"] for m in r.body["next"]] == [left], r.body
+
+
+def test_after_counts_moves_placements_and_the_score_with_the_tokens_bonus():
+    """docs/json.md ``after``: moves played (placements and tokens), placements among them, the
+    score so far with the bonus of the tokens left (RULES.md: +100 a token in Arabic), tokens
+    left. A 1x2 on an empty board scores 2 and clears nothing; a removal spends a token."""
+    data = {"format": "tenfold.level/1", "id": "after", "variant": "arabic", "mode": "standard",
+            "board": ["." * 10] * 10, "trays": [["1x2", "1x1", "2x1"]], "tokens": 3, "goals": [{"score": 1}]}
+    level = parse_level(data)
+    placed = parse_moves([{"piece": "1x2", "row": 0, "col": 0}])
+    assert position_after(level, placed).to_json() == {"moves": 1, "placed": 1, "score": 302, "tokens": 3}
+    removed = parse_moves([{"piece": "1x2", "row": 0, "col": 0}, {"token": "remove", "row": 0, "col": 1}])
+    assert position_after(level, removed).to_json() == {"moves": 2, "placed": 1, "score": 202, "tokens": 2}

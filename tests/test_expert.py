@@ -719,3 +719,191 @@ def test_no_policy_rerolls_more_than_the_reserve_holds(tmp_path, policy):
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout) | {"ms_per_tray": 0} == {"score": 300, "trays": 0, "over": True, "ms_per_tray": 0,
                                                                "start": checker, "moves": []}
+
+
+def test_allocation_gives_every_stratum_one_round_once_there_are_rounds_enough():
+    """lookahead.allocate's rule: at least one round for every stratum that can occur once the
+    rounds are no fewer than the strata (3 rounds, 3 strata: one each, whatever P(k)); the
+    rounds past the floors go by largest remainder, ties to the lower stratum."""
+    from fractions import Fraction
+
+    from solver.lookahead import allocate, stratum_probabilities
+
+    for name in ("halloween", "arabic", "sudoku"):
+        assert allocate(3, stratum_probabilities(find_variant(name))) == [1, 1, 1], name
+    third = (Fraction(1, 3),) * 3  # 4 rounds: floors of 1, the spare one's shares tie at 1/3
+    assert allocate(4, third) == [2, 1, 1]
+    assert allocate(2, (Fraction(1, 2), Fraction(1, 2), Fraction(0))) == [1, 1, 0]  # a stratum that cannot occur
+
+
+def test_lookahead_samples_every_stratum_as_allocated(monkeypatch):
+    """The expert's lookahead draws each round's tray from that round's stratum: with 16 rounds
+    in Halloween, 7 trays of no bulky piece (3x3, X5), 5 of one and 4 of two or more (the
+    allocation lookahead.py's docstring gives) for every candidate, each stratum's mean over its
+    own rounds; drawing them all from the common stratum would never meet the trays that end
+    games. The candidates looked ahead from include the best end state of the tray alone."""
+    import solver.enumerate_jit
+
+    variant = find_variant("halloween")
+    root = ["2x2", "L3-nw", "1x3"]
+    real, seen = solver.enumerate_jit.enumerate_tray_jit, []
+
+    looked = []
+
+    def spy(variant, board, streak, tray):
+        seen.append(list(tray))
+        looked.append((board, list(tray)))
+        return real(variant, board, streak, tray)
+
+    monkeypatch.setattr(solver.enumerate_jit, "enumerate_tray_jit", spy)
+    from solver.lookahead import StratifiedTrays
+
+    real_estimate, counted = StratifiedTrays.estimate, []
+
+    def estimate(self, sums, counts):
+        counted.append(list(counts))
+        return real_estimate(self, sums, counts)
+
+    monkeypatch.setattr(StratifiedTrays, "estimate", estimate)
+    game = Game(variant, parse_board(TIGHT_BOARD), Streak(), 0, root, None)
+    decision = ExpertPolicy(seed=3, clock=False, samples=16, candidates=2, survival=0).decide(game)
+    assert decision.rounds == 16 and decision.candidates == 2
+    assert counted == [[7, 5, 4]]  # each stratum's mean over its own rounds
+    first = ExpertPolicy(time_limit=0, survival=0).decide(game).moves  # the best end state without lookahead
+    sim = Game(variant, parse_board(TIGHT_BOARD), Streak(), 0, list(root), None)
+    for move in first:
+        sim.apply(move)
+    boards = [board for board, tray in looked if tray not in (root, ["1x1"])]
+    assert sim.board.filled in {board.filled for board in boards}  # the best is a candidate
+    sampled = [tray for tray in seen if sorted(tray) != sorted(root) and tray != ["1x1"]]
+    assert len(sampled) == 32
+    strata = [min(sum(piece in ("3x3", "X5") for piece in tray), 2) for tray in sampled]
+    assert [strata.count(h) for h in range(3)] == [14, 10, 8]
+
+
+def test_leaf_hazard_charges_death_times_the_chance_of_a_blocked_hard_piece():
+    """A lookahead leaf's value with the leaf hazard is its value without it plus ``death``
+    (negative: a cost) times the chance, by brute force over every tray, that the next tray
+    deals a hard piece with no spot on that end state's board."""
+    from solver.enumerate_jit import enumerate_tray_jit
+    from solver.evaluate import HARD_PIECES
+    from solver.pieces import placements
+
+    variant = find_variant("halloween")
+    board = parse_board(TIGHT_BOARD)
+    states = enumerate_tray_jit(variant, board, Streak(), ["1x2", "1x1"])
+    trays = [(set(tray), float(p)) for tray, p in _all_ordered_trays(variant)]
+    chance: dict[frozenset, float] = {}
+
+    def hazard(filled: int) -> float:
+        blocked = frozenset(p for p in HARD_PIECES if all(s.mask & filled for s in placements(p)))
+        if blocked not in chance:
+            chance[blocked] = sum(p for shapes, p in trays if shapes & blocked)
+        return chance[blocked]
+
+    policy = ExpertPolicy()
+    plain = dict(zip(*policy._values(states, board.stones)))
+    charged = dict(zip(*policy._values(states, board.stones, -3000.0)))
+    assert set(charged) == set(plain) and len(plain) > 20
+    risky = 0
+    for i, value in charged.items():
+        h = hazard(states.filled(i) | board.stones)
+        assert value == pytest.approx(plain[i] - 3000.0 * h, abs=1e-6), i
+        risky += h > 0
+    assert risky > 0
+
+
+def test_a_plan_is_not_reused_for_a_game_with_other_tokens():
+    """The expert keeps its plan keyed on the whole state it expects, tokens included: the same
+    board, tray and streak with no token left is a different game, planned afresh (a rotate
+    planned with three tokens would be an illegal move with none). Only column 9 is free: a
+    1x5 fits once turned, so with no token nothing can be done."""
+    variant = VARIANTS["arabic"]
+    board = Board(BB_ALL & ~sum(1 << (r * 10 + 9) for r in range(10)) & ~(1 << 0), 0, 0)
+    policy = ExpertPolicy()
+    rich = Game(variant, board, Streak(), 3, ["1x5"], RandomDeals(variant, 1))
+    assert isinstance(policy(rich), TokenUse)
+    poor = Game(variant, board, Streak(), 0, ["1x5"], RandomDeals(variant, 1))
+    assert policy(poor) is None
+
+
+def test_a_sampled_tray_that_cannot_be_placed_costs_death(monkeypatch):
+    """Without the survival term (Arabic's default), a lookahead tray that cannot go down is
+    worth ``death`` (-3000 with no token left): when no sampled tray fits any candidate, the
+    chosen plan is worth its points times the points weight plus death."""
+    import solver.enumerate_jit
+
+    variant = find_variant("arabic")
+    root = ["2x2", "L3-nw", "1x3"]
+    real = solver.enumerate_jit.enumerate_tray_jit
+
+    def nothing_fits_later(variant, board, streak, tray):
+        if list(tray) in (root, ["1x1"]):
+            return real(variant, board, streak, tray)
+        return real(variant, Board(BB_ALL, 0, 0), streak, tray)  # a full board: no end state
+
+    monkeypatch.setattr(solver.enumerate_jit, "enumerate_tray_jit", nothing_fits_later)
+    game = Game(variant, parse_board(TIGHT_BOARD), Streak(), 0, list(root), None)
+    policy = ExpertPolicy(seed=1, clock=False, danger_only=False, samples=2, candidates=3)
+    decision = policy.decide(game)
+    assert decision.rounds == 2 and decision.candidates == 3
+    for move in decision.moves:
+        game.apply(move)
+    assert decision.value == pytest.approx(game.score * load_weights(variant)["points"] - 3000.0)
+
+
+def test_expert_hint_counts_the_tokens_its_plan_spends():
+    """docs/json.md ``expert_hint``: tokens_used is the tokens the plan spends. Only column 9
+    free, a 1x5 tray and 3 tokens: one rotate, then the 5x1 down column 9; a tray that fits as
+    dealt spends none of its tokens."""
+    variant = VARIANTS["arabic"]
+    board = Board(BB_ALL & ~sum(1 << (r * 10 + 9) for r in range(10)) & ~(1 << 0), 0, 0)
+    answer = hint(variant, board, ["1x5"], tokens=3, time_limit=0)
+    assert answer["placeable"] and answer["tokens_used"] == 1
+    assert [move.get("token") for move in answer["plan"]] == ["rotate", None]
+    assert hint(variant, Board(), ["2x2"], tokens=3, time_limit=0)["tokens_used"] == 0
+
+
+def test_a_rotation_is_spent_only_when_it_gains_more_than_the_tokens_end_bonus():
+    """The expert's rule for a spare token (Arabic, more than ``keep_tokens`` left): turn a piece
+    when the turned tray's best end state is worth more than the untouched tray's by more than
+    the token's end bonus (100 points, in the evaluation's weight), the turn that gains most;
+    otherwise place the tray as dealt. With ``keep_tokens`` left, never for gain. Seeded boards
+    20-60 % full; the gains are worked out here, one enumeration per turned shape. (From a
+    mutation audit: spending for any gain at all had passed.)"""
+    from solver.enumerate_jit import enumerate_tray_jit
+    from solver.pieces import turned_shapes
+
+    variant = find_variant("arabic")
+    policy = ExpertPolicy(time_limit=0)
+    bonus = variant.token_bonus * policy.weights_for(variant)["points"]
+    kinds = {"small gain": 0, "big gain": 0}
+    for seed in range(60):
+        rng = random.Random(seed)
+        fill = rng.uniform(0.2, 0.6)
+        board = Board(sum(1 << c for c in range(100) if rng.random() < fill), 0, 0)
+        deals = RandomDeals(variant, seed)
+        tray = [deals.next_piece() for _ in range(3)]
+        states = enumerate_tray_jit(variant, board, Streak(), tray)
+        if len(states) == 0:
+            continue  # a rescue, not a gain
+        base = policy._values(states, 0)[1][0]
+        gains = {}
+        for piece in dict.fromkeys(tray):
+            for turned, turns in turned_shapes(piece):
+                rotated = list(tray)
+                rotated[rotated.index(piece)] = turned
+                after = enumerate_tray_jit(variant, board, Streak(), rotated)
+                if len(after):
+                    gains[TokenUse("rotate", piece=piece, turns=turns)] = policy._values(after, 0)[1][0] - base
+        best = max(gains.values(), default=0.0)
+        moves = ExpertPolicy(time_limit=0).decide(Game(variant, board, Streak(), 5, tray, None)).moves
+        if best > bonus:
+            kinds["big gain"] += 1
+            assert len(moves) == 1 and gains[moves[0]] == best, (seed, tray, gains, moves)
+        else:
+            kinds["small gain"] += 0 < best
+            assert not isinstance(moves[0], TokenUse), (seed, tray, gains, moves)
+        kept = ExpertPolicy(time_limit=0).decide(Game(variant, board, Streak(), 3, tray, None)).moves
+        assert not isinstance(kept[0], TokenUse), seed
+    assert min(kinds.values()) >= 5, kinds

@@ -426,3 +426,43 @@ def test_a_scenes_svg_and_png_draw_the_same_cells_and_its_text_as_written():
     assert moved.shapes == wide.shapes  # bold, anchor and all
     ink = Image.open(io.BytesIO(to_png(wide))).convert("L").point(lambda v: 255 if v < 128 else 0).getbbox()
     assert ink is not None and abs((ink[0] + ink[2]) / 2 - 100) <= 3, ink  # centred on x = 100
+
+
+def test_what_makes_an_export_fail_fails_in_the_plan_before_any_file_is_made(pack, tmp_path):
+    """``export_plan`` refuses what would fail before it hands out a single file maker: a level
+    without the solution --solution asks for is named there (as ``--solution: level ID has no
+    solution``), not found later by the picture it would have drawn."""
+    from generator.export import export_plan
+    from solver.errors import FormatError
+
+    for level_id in (None, "h2 no solution"):
+        with pytest.raises(FormatError, match=r"^--solution: level h2 no solution has no solution$"):
+            export_plan(pack, "png", tmp_path / "o", with_solution=True, level_id=level_id)
+    result = export(fx.write_json(tmp_path / "pack.json", fx.pack()), "--format", "svg", "--out", tmp_path / "o",
+                    "--solution")
+    assert result.exit_code == 2
+    assert result.output == "error: --solution: level h2 no solution has no solution\n"
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_level_id_of_dots_alone_gets_a_visible_file_name(tmp_path):
+    """``file_stem`` drops leading dots (no hidden files); an id of dots alone would leave no
+    name at all (the file ``.json``, hidden): such a level is written as ``level.EXT``."""
+    data = fx.pack()
+    data["levels"] = [fx.halloween_level("..."), fx.halloween_level("h1")]
+    out = exported(fx.write_json(tmp_path / "pack.json", data), tmp_path / "out", "json")
+    assert sorted(p.name for p in out.iterdir()) == ["h1.json", "level.json"]
+    assert json.loads((out / "level.json").read_text())["id"] == "..."
+
+
+def test_the_line_on_stdout_lists_up_to_four_files_and_counts_more(pack_file, tmp_path):
+    """docs/cli.md: the line lists the files written, up to four, and counts more with their
+    folder. The fixture pack's three levels as Tiled maps are four files with the tile set."""
+    result = export(pack_file, "--format", "tmj", "--out", tmp_path / "maps")
+    assert result.exit_code == 0, result.output
+    names = ["h1.tmj", "s1.tmj", "h2_no_solution.tmj", "tenfold-tiles.png"]
+    assert result.output == f"wrote 4 files: {', '.join(str(tmp_path / 'maps' / n) for n in names)}\n"
+    data = fx.pack()
+    data["levels"].append(fx.halloween_level("h3"))
+    result = export(fx.write_json(tmp_path / "five.json", data), "--format", "tmj", "--out", tmp_path / "five")
+    assert result.exit_code == 0 and result.output == f"wrote 5 files to {tmp_path / 'five'}\n", result.output

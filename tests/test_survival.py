@@ -462,3 +462,21 @@ def test_the_kernel_counts_a_stone_as_filled_when_a_line_completes(orientation):
     assert tray_placeable(variant, filled, stones, tray)
     assert TraySearch(variant, Board(filled, 0, 0)).placeable(tray) is None
     assert not tray_placeable(variant, filled, 0, tray)
+
+
+@pytest.mark.parametrize("safe_first", [True, False])
+def test_leaf_survival_opens_when_any_candidate_is_at_risk(monkeypatch, safe_first):
+    """The gate opens when SOME lookahead candidate's chance of an unplaceable next tray exceeds
+    it (0 by default), not only when every one's does: here the death chances are set (the
+    first end state safe, or every one at risk) and the deeper term runs either way."""
+    import solver.survival
+
+    variant = find_variant("halloween")
+    game = Game(variant, parse_board(TIGHT_BOARD), Streak(), 0, ["2x2", "L3-nw", "1x3"], None)
+
+    def chances(variant, lo, hi, stones):
+        return np.array([0.0 if safe_first and i == 0 else 0.25 for i in range(len(lo))])
+
+    monkeypatch.setattr(solver.survival, "death_chance", chances)
+    decision = ExpertPolicy(seed=1, clock=False, danger_only=False, samples=2, candidates=3).decide(game)
+    assert decision.candidates == 3 and decision.deep == 4
