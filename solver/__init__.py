@@ -19,7 +19,7 @@ if not any(name in os.environ for name in _THREADS):
 
 from .jitcache import cache_fallback, purge_stale  # noqa: E402 (after the thread setting above)
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(os.path.abspath(__file__)).parent  # (as imported: numba names its folders by this path)
 if (_cache := cache_fallback(_PACKAGE)) is not None:  # (before numba reads its settings)
     os.environ["NUMBA_CACHE_DIR"] = str(_cache)
 purge_stale(_PACKAGE)

@@ -13,8 +13,12 @@ clearing it.
 Numba also freezes the globals a compiled function reads, so the constants compiled functions
 read live in compiled modules, which the stamp covers (a test holds the package to that).
 
-Only the in-tree cache is managed (numba's default, in ``__pycache__``); with
-``NUMBA_CACHE_DIR`` set, clear that directory after editing a compiled module.
+The stamp is kept in every folder numba may cache the package in (``cache_folders``): the
+in-tree ``__pycache__`` (numba's default), ``NUMBA_CACHE_DIR``'s folder for the package when that
+is set (numba then caches nowhere else), and numba's user-wide one (where it caches when it cannot
+write beside the code). Until 2026-12-06 only the in-tree one was: with ``NUMBA_CACHE_DIR`` set, an
+edited callee ran its old code in every caller of another module (a helper's mutation audit found
+its mutants of ``campaign_tokens_jit`` had not run at all).
 
 Where numba can write neither there nor in its user-wide folder (an install it may not write,
 run by a service account whose home is missing or read-only), every import of a compiled
@@ -62,12 +66,38 @@ def sources_stamp(package: Path) -> str:
     return digest.hexdigest()
 
 
+def cache_folders(package: Path) -> list[tuple[Path, bool]]:
+    """The folders numba may keep the package's cache in, each with whether numba would cache
+    there now (so a folder not there yet is made and stamped): ``NUMBA_CACHE_DIR``'s when it is
+    set, else the in-tree ``__pycache__`` when it can be written, else the user-wide one. Outside
+    the tree, numba names the folder after the package's folder and a SHA-1 of its path (its
+    ``_CacheLocator.get_suitable_cache_subpath``); the path as imported and the path with links
+    resolved are both taken, as numba sees the one the module was imported by."""
+    paths = dict.fromkeys([os.path.abspath(package), os.path.realpath(package)])
+    names = [f"{os.path.basename(path)}_{hashlib.sha1(path.encode()).hexdigest()}" for path in paths]
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    in_tree = package / "__pycache__"
+    in_use = "given" if given else "in tree" if _can_write(in_tree) else "user-wide"
+    folders = [(Path(given) / name, in_use == "given") for name in names] if given else []
+    folders.append((in_tree, in_use == "in tree"))
+    folders += [(_user_cache() / name, in_use == "user-wide") for name in names]
+    return folders
+
+
 def purge_stale(package: Path) -> bool:
-    """Delete the package's numba cache files when its compiled sources changed since they were
-    written; True when it did. A cache directory that cannot be written is left alone (numba
-    then caches elsewhere or not at all)."""
-    cache = package / "__pycache__"
+    """Delete the package's numba cache files, in every folder of ``cache_folders``, where its
+    compiled sources changed since they were written; True when it did anywhere. A folder that
+    cannot be written is left alone (numba then caches elsewhere or not at all)."""
     stamp = sources_stamp(package)
+    purged = False
+    for folder, in_use in cache_folders(package):
+        if in_use or folder.is_dir():
+            purged |= _purge(folder, stamp)
+    return purged
+
+
+def _purge(cache: Path, stamp: str) -> bool:
+    """The cache files in ``cache`` deleted and its stamp written, unless the stamp is there."""
     stamp_path = cache / STAMP_FILE
     try:
         if stamp_path.read_text(encoding="ascii") == stamp:
@@ -75,7 +105,7 @@ def purge_stale(package: Path) -> bool:
     except OSError:
         pass  # no stamp yet: whatever is cached predates it
     try:
-        cache.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         for path in cache.iterdir():
             if path.suffix in CACHE_SUFFIXES:
                 path.unlink(missing_ok=True)

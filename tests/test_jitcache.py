@@ -15,7 +15,7 @@ CALLER = "import numba as nb\n\nfrom .a import f\n\n\n@nb.njit(cache=True)\ndef 
 
 def _package(root: Path) -> Path:
     package = root / "pkg"
-    package.mkdir()
+    package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "a.py").write_text(CALLEE.format(add=1))
     (package / "b.py").write_text(CALLER)
@@ -23,13 +23,18 @@ def _package(root: Path) -> Path:
     return package
 
 
-def _run_caller(root: Path) -> int:
-    """g(1) in a fresh interpreter, after clearing the package's cache if its sources changed."""
+def _run_caller(root: Path, **env: str) -> int:
+    """g(1) in a fresh interpreter, after clearing the package's cache if its sources changed
+    (with ``env`` added to the environment, NUMBA_CACHE_DIR taken out unless given)."""
+    import os
+
     code = ("import sys; from pathlib import Path; from solver.jitcache import purge_stale; "
             f"purge_stale(Path({str(root / 'pkg')!r})); sys.path.insert(0, {str(root)!r}); "
             "from pkg.b import g; print(g(1))")
     repo = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo)
+    environ = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | env
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo,
+                         env=environ)
     return int(out.stdout)
 
 
@@ -39,6 +44,26 @@ def test_a_changed_callee_in_another_module_is_compiled_again(tmp_path):
     assert any(p.suffix == ".nbc" for p in (package / "__pycache__").iterdir())  # the cache was written
     (package / "a.py").write_text(CALLEE.format(add=2))
     assert _run_caller(tmp_path) == 30
+
+
+def test_a_changed_callee_is_compiled_again_wherever_numba_caches(tmp_path):
+    """Not only in the tree: in NUMBA_CACHE_DIR when it is set, and in numba's user-wide folder
+    where the tree cannot be written (its ``__pycache__`` a file here). Until 2026-12-06 the caller
+    in another module kept running the old callee from those (a mutation audit's mutants of a
+    compiled module, run with NUMBA_CACHE_DIR, had not run at all)."""
+    given = _package(tmp_path / "given")
+    assert _run_caller(tmp_path / "given", NUMBA_CACHE_DIR=str(tmp_path / "cache")) == 20
+    assert any(p.suffix == ".nbc" for p in (tmp_path / "cache").rglob("*"))
+    assert not (given / "__pycache__").exists()  # numba cached there alone
+    (given / "a.py").write_text(CALLEE.format(add=2))
+    assert _run_caller(tmp_path / "given", NUMBA_CACHE_DIR=str(tmp_path / "cache")) == 30
+
+    wide = _package(tmp_path / "wide")
+    (wide / "__pycache__").write_text("a file where numba's folder would be")
+    assert _run_caller(tmp_path / "wide", XDG_CACHE_HOME=str(tmp_path / "xdg")) == 20
+    assert any(p.suffix == ".nbc" for p in (tmp_path / "xdg" / "numba").rglob("*"))
+    (wide / "a.py").write_text(CALLEE.format(add=3))
+    assert _run_caller(tmp_path / "wide", XDG_CACHE_HOME=str(tmp_path / "xdg")) == 40
 
 
 def test_only_compiled_modules_count_and_an_unchanged_package_keeps_its_cache(tmp_path):
