@@ -309,3 +309,103 @@ def test_cp_sat_counts_building_its_model_against_the_limit(monkeypatch):
     level = parse_level(level_data(trays=[["1x1", "2x2"]]))
     answer = solve_level_cpsat(level, time_limit=1.0)
     assert len(seen) == 1 and 0.3 < seen[0] <= 0.6 and answer.best_score == 1 + 4
+
+
+# ---------------------------------------------------------------------------
+# Hand-counted levels from a mutation audit of the model (each fails one wrong version of it).
+
+
+def _hand_level(variant, board, trays, tokens=0, **extra):
+    return parse_level({"format": "tenfold.level/1", "id": "hand", "variant": variant,
+                        "mode": "standard" if variant == "arabic" else "campaign", "board": board,
+                        "trays": trays, "tokens": tokens, "goals": [{"score": 0}], **extra})
+
+
+def _holes(holes):
+    return ["".join("." if (r, c) in holes else "#" for c in range(10)) for r in range(10)]
+
+
+def test_a_removal_before_the_first_placement_can_stop_a_zone_complete_from_the_start():
+    """Row 0 is complete at the start, so it clears with the first placement, emptying the
+    row-0 cells of columns 0-2 (each missing only its row-1 cell). A token spent on (0, 9)
+    before the first placement (a 1x1 that goes nowhere near row 0 or column 9) keeps row 0
+    and those cells; the 1x3 then fills (1, 0)-(1, 2) and completes row 1 and columns 0-2:
+    4 zones, 1,200 (RULES.md §1 Arabic), + 1 + 3 cells, the token spent: 1,204 (the reference
+    brute force agrees). Letting row 0 clear scores at most 554. (The model's removals before
+    step 0 in a zone complete from the start need no reason in the step's placement; the
+    search spends its last token on such a removal as well.)"""
+    holes = {(1, 0), (1, 1), (1, 2)} | {(r, c) for r in range(2, 10) for c in range(3, 10) if (r + c) % 3 == 0}
+    level = _hand_level("arabic", _holes(holes), [["1x1"], ["1x3"]], tokens=1)
+    for answer in (solve_level_cpsat(level, time_limit=20), solve_level(level, time_limit=20)):
+        assert (answer.best_score, answer.proof) == (1204, PROOF_OPTIMAL)
+        assert any(isinstance(m, TokenUse) and m.token == "remove" for m in answer.best_line)
+
+
+def _four_zones_level():
+    """Sudoku: (0, 0) is the only gap of row 0, column 0 and both boxes that hold it; every
+    other gap is in a row, a column and boxes with at least two."""
+    holes = {(0, 0), (1, 7), (7, 1)} | {(r, c) for r in range(2, 10) for c in range(2, 10) if (r + c) % 3 == 0}
+    return _hand_level("sudoku", _holes(holes), [["1x1"]])
+
+
+def test_one_cell_that_completes_four_sudoku_zones_scores_them_all():
+    """A 1x1 in (0, 0) completes a row, a column, a 2x5 and a 5x2 box: 100 * 4 * 4 + 10 = 1,610
+    (RULES.md §1 Sudoku). (The model's redundant cut lets each placed cell serve one zone per
+    family: four families in Sudoku; with two it forbade this line and proved 410.)"""
+    answer = solve_level_cpsat(_four_zones_level(), time_limit=20)
+    assert (answer.best_score, answer.proof) == (1610, PROOF_OPTIMAL)
+    assert answer.best_line == [Placement("1x1", 0, 0)]
+
+
+def test_a_hint_below_the_best_is_only_a_start():
+    """A legal hint scoring 410 (the 1x1 in (1, 7): row 1 and its 2x5 box, 400 + 10) does not
+    hold the model to it: the answer is still the level's best, 1,610, proven."""
+    level = _four_zones_level()
+    hint = [Placement("1x1", 1, 7)]
+    assert play_solution(level, hint, ignore_score=True).score == 410
+    answer = solve_level_cpsat(level, time_limit=20, hint=hint)
+    assert (answer.best_score, answer.proof) == (1610, PROOF_OPTIMAL)
+
+
+def test_no_flow_bonus_for_a_tray_that_never_empties():
+    """Arabic flow (+50) is judged when a tray empties (RULES.md §3). Both trays clear a row
+    (101 each), but the second tray's 3x3 fits nowhere, so that tray never empties: 202, no
+    flow. (The model once gave the flow to a tray whose last step was stopped.)"""
+    board = ["#########.", "#########."] + ["".join("." if (r + c) % 4 == 0 else "#" for c in range(10))
+                                             for r in range(2, 10)]
+    answer = solve_level_cpsat(_hand_level("arabic", board, [["1x1"], ["1x1", "3x3"]]), time_limit=20)
+    assert (answer.best_score, answer.proof) == (202, PROOF_OPTIMAL)
+
+
+def test_the_counting_bound_counts_the_reserve_a_token_may_draw():
+    """One placement and one token: the tray's 1x1 completes column 0 (100 + 1 + the token's
+    100 = 201); a reroll to the reserve's 1x2 completes row 0 and columns 0 and 1 (600 + 2 =
+    602). CP-SAT cannot reroll and finds 201: its answer must stay a bound of at least 602 (the
+    counting bound without the reserve is 201, which made 201 "optimal")."""
+    level = _hand_level("arabic", ["..SSSSSSSS"] + ["S" * 10] * 9, [["1x1"]], tokens=1, limit=1, reserve=["1x2"])
+    answer = solve_level_cpsat(level, time_limit=20)
+    assert (answer.best_score, answer.proof) == (201, "bound")
+    assert answer.bound >= 602
+    assert (answer.best_score, answer.proof) == (201, "bound")
+    assert answer.bound >= 602
+
+
+def test_a_tray_that_cannot_empty_ends_the_line():
+    """The 3x3 fits nowhere, so the first tray never empties and the second tray's 1x1 is never
+    dealt (RULES.md §1: the next tray only when the current one is empty): one 1x1, completing
+    column 0 or 1 of the stones, 100 + 1. (Without "a stopped step stops every later one" the
+    model skipped the 3x3's step and placed the second tray's 1x1 too.)"""
+    level = _hand_level("arabic", ["..SSSSSSSS"] + ["S" * 10] * 9, [["3x3", "1x1"], ["1x1"]])
+    answer = solve_level_cpsat(level, time_limit=20)
+    assert (answer.best_score, answer.proof) == (101, PROOF_OPTIMAL)
+
+
+def test_a_halloween_streak_pays_on_every_clear_after_the_first():
+    """Three 1x1s complete rows 0, 1 and 2 in turn (every other gap is in a row and a column
+    with two or more): 11, then 16 and 16 with the +5 streak (RULES.md §1 Halloween), 43. (The
+    model's streak, capped at one placement, was reset by a clear at the cap: the third clear
+    lost its +5.)"""
+    holes = {(0, 9), (1, 9), (2, 9)} | {(r, c) for r in range(3, 10) for c in range(10) if (r + c) % 3 == 0}
+    level = _hand_level("halloween", _holes(holes), [["1x1", "1x1", "1x1"]])
+    answer = solve_level_cpsat(level, time_limit=20)
+    assert (answer.best_score, answer.proof) == (43, PROOF_OPTIMAL)

@@ -463,3 +463,96 @@ def test_a_level_without_tokens_gets_its_modes_and_the_brute_force_agrees(varian
             assert none == expected, data
         else:
             assert none is None or none < expected, data
+
+
+def test_cpsat_stopped_at_its_first_line_claims_only_a_bound(monkeypatch):
+    """CP-SAT stopped at its first line (FEASIBLE, not OPTIMAL) has proved nothing: on stony
+    levels whose first line is below the brute force's best, the answer keeps that line (it
+    replays to its score), says "bound", and bounds the brute force's best from above, no looser
+    than the counting bound (``root_bound``; the solver's own bound without the LP can be: 2,704
+    against 2,204 on seed 19)."""
+    import solver.campaign_cpsat as cpsat
+    from solver.campaign_cpsat import root_bound
+
+    real = cpsat.watch.solve_cpsat
+
+    def first_line_only(solver, model):
+        solver.parameters.stop_after_first_solution = True
+        return real(solver, model)
+
+    monkeypatch.setattr(cpsat.watch, "solve_cpsat", first_line_only)
+    short = 0
+    for seed in (1, 4, 7, 8, 18, 19):
+        data = stony_level(seed)
+        level = parse_level(data)
+        expected = expected_stony_best(seed)
+        answer = solve_level_cpsat(level, time_limit=20)
+        assert answer.best_score is not None and expected is not None, data["id"]
+        assert answer.best_score <= expected, data["id"]
+        if answer.proof == PROOF_OPTIMAL:  # (a first line that happens to meet a bound)
+            assert answer.best_score == expected == answer.bound, data["id"]
+            continue
+        assert answer.proof == "bound" and not answer.complete, data["id"]
+        assert expected <= answer.bound <= root_bound(level), data["id"]
+        short += answer.best_score < expected
+    assert short >= 3  # the levels still test a first line short of the best
+
+
+def _stones_but(cells: set) -> list[str]:
+    return ["".join("." if (r, c) in cells else "S" for c in range(10)) for r in range(10)]
+
+
+def _two_swaps_level() -> dict:
+    return {"format": "tenfold.level/1", "id": "swap2", "variant": "sudoku", "mode": "campaign",
+            "board": _stones_but({(0, 0), (0, 1), (9, 9)}), "trays": [["1x2", "3x3"]],
+            "reserve": ["3x3", "1x1"], "tokens": 2, "goals": [{"score": 0}]}
+
+
+def test_a_second_swap_draws_the_reserve_where_the_first_left_it():
+    """Sudoku, stones but for (0, 0), (0, 1) and (9, 9). The tray's 1x2 at (0, 0) completes
+    row 0, columns 0 and 1 and both boxes of (0, 0): 5 zones, 2,500; a 1x1 at (9, 9) completes
+    4, 1,600 (RULES.md §1). The big clear pays most second (x1.5 for the streak): keep the 1x2,
+    swap the 3x3 for the reserve's 3x3 and that for its 1x1 (two tokens), then 1x1 and 1x2:
+    1,610 + 3,770 = 5,380. Placing the 1x2 first and then redealing gives 4,930 at most."""
+    data = _two_swaps_level()
+    expected = reference_best(data)
+    assert expected == 5380
+    answer = solve_level(parse_level(data), time_limit=20)
+    check(data, answer, expected)
+    assert [getattr(m, "token", None) for m in answer.best_line][:2] == ["swap", "swap"]
+
+
+def test_a_reroll_after_a_reroll_draws_past_every_piece_the_first_drew():
+    """Arabic, stones but for (0, 0) and (9, 9): a 1x1 in either completes a row and a column,
+    300 + 1. Two 3x3s, reserve 1x1, 3x3, 1x1, two tokens: reroll both (1x1, 3x3), place the
+    1x1, reroll the 3x3 (the reserve's third piece, 1x1), place it: 602."""
+    data = {"format": "tenfold.level/1", "id": "reroll2", "variant": "arabic", "mode": "standard",
+            "board": _stones_but({(0, 0), (9, 9)}), "trays": [["3x3", "3x3"]],
+            "reserve": ["1x1", "3x3", "1x1"], "tokens": 2, "goals": [{"score": 0}]}
+    expected = reference_best(data)
+    assert expected == 602
+    check(data, solve_level(parse_level(data), time_limit=20), expected)
+
+
+def test_a_search_stopped_at_its_target_claims_no_proof():
+    """A target stops the search at the first line that reaches it: nothing is proven past that
+    line, so the answer is a bound (the two swaps' level: its best, 5,380, is far above 1)."""
+    data = _two_swaps_level()
+    answer = solve_level(parse_level(data), time_limit=20, target=1)
+    assert answer.best_score is not None and answer.best_score >= 1
+    assert answer.best_score == 5380 or (answer.proof == "bound" and not answer.complete)
+    assert answer.bound >= 5380
+
+
+def test_the_search_bound_counts_the_reserve_a_token_may_draw():
+    """The search's start bound (what a search cut short reports) is admissible on a level whose
+    best line rerolls: stones but for (0, 0) and (0, 1), one placement, one token; the 1x1
+    completes a column (100 + 1 + the token's 100 = 201), the reserve's 1x2 row 0 and both
+    columns (600 + 2 = 602)."""
+    from solver.campaign import CampaignSearch
+
+    data = {"format": "tenfold.level/1", "id": "bound-reserve", "variant": "arabic", "mode": "standard",
+            "board": _stones_but({(0, 0), (0, 1)}), "trays": [["1x1"]], "limit": 1,
+            "reserve": ["1x2"], "tokens": 1, "goals": [{"score": 0}]}
+    assert reference_best(data) == 602
+    assert CampaignSearch(parse_level(data)).start_bound() >= 602

@@ -259,3 +259,38 @@ def test_workers_die_with_a_parent_killed_outright(tmp_path):
         if _running(pid):
             os.kill(pid, signal.SIGKILL)
     assert gone
+
+
+def _own_pid(n: int) -> int:
+    return os.getpid()
+
+
+def test_every_worker_asked_for_gets_an_item_at_once():
+    """Three items, three workers: each worker is handed one item before any answer comes back,
+    so three processes answer, none of them the caller (one worker fed, or one too few forked,
+    still gave the answers in order, a worker short)."""
+    pids = list(answers_in_order(_own_pid, [0, 1, 2], 3))
+    assert len(set(pids)) == 3 and os.getpid() not in pids
+
+
+def test_the_ends_of_the_worker_range_are_taken():
+    """1 and 64 workers are in range ("expected 1 to 64"): neither is refused."""
+    from solver.workers import MAX_WORKERS, check_workers
+
+    assert MAX_WORKERS == 64
+    check_workers(1)
+    check_workers(64)
+
+
+def test_workers_told_to_stop_end_at_once(monkeypatch):
+    """Done, each worker is told to stop and ends of itself: none is still there to be killed
+    when the call returns (a worker that read "stop" and waited on was killed after five
+    seconds, which kept every pack's command waiting past its last answer). From a mutation
+    audit."""
+    from multiprocessing.context import ForkProcess
+
+    killed = []
+    real_kill = ForkProcess.kill
+    monkeypatch.setattr(ForkProcess, "kill", lambda self: (killed.append(self.pid), real_kill(self)))
+    assert list(answers_in_order(_square, [1, 2], 2)) == [1, 4]
+    assert killed == []
