@@ -1602,3 +1602,99 @@ def test_written_files_get_the_mode_a_plain_write_would_give(tmp_path):
         os.umask(umask)
     assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644
     assert old.stat().st_mode & 0o777 == 0o640 and old.read_text() == "newer"
+
+
+def test_play_deals_json_refuses_what_is_not_a_list_of_trays(tmp_path):
+    """--deals JSON: trays and reserve are lists (an object or a string is not read as one, item
+    by item), a tray holds 1 to 3 piece ids (an empty one is refused too), and a file with a
+    reserve but no tray holds no trays."""
+    def play(content, name):
+        return CliRunner().invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals",
+                                        write(tmp_path, name, content)])
+
+    assert_bad_input(play({"trays": [["3x3"], []]}, "a.json"), "trays[1]", "1 to 3 piece ids", "got []")
+    assert_bad_input(play({"trays": [["3x3"]], "reserve": {"1x1": 1}}, "b.json"), "field reserve",
+                     "list of piece ids")
+    assert_bad_input(play({"trays": [["3x3"]], "reserve": "1x1"}, "c.json"), "field reserve", "list of piece ids")
+    assert_bad_input(play({"trays": {"first": ["3x3"]}}, "d.json"), "field trays", "list of trays")
+    assert_bad_input(play({"trays": "3x3"}, "e.json"), "field trays", "list of trays")
+    assert_bad_input(play({"trays": [], "reserve": ["1x1"]}, "f.json"), "no trays")
+
+
+def test_play_deals_text_takes_commas_as_well_as_spaces(tmp_path):
+    """docs/cli.md: one tray per line, its piece ids separated by spaces or commas."""
+    deals = write(tmp_path, "deals.txt", "1x1,1x2, 2x1\n3x3 ,1x1\n")
+    result = CliRunner().invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--deals", deals, "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["trays"] == 2
+    assert sorted(m["piece"] for m in answer["moves"]) == ["1x1", "1x1", "1x2", "2x1", "3x3"]
+
+
+def test_a_swap_draws_the_deals_reserve_in_order_and_past_its_end_is_one_line(tmp_path):
+    """A swap takes the reserve's next piece, the first one first; a swap with none left is
+    refused as the move's error (exit 2), not a crash."""
+    deals = write(tmp_path, "deals.json", {"trays": [["1x1", "1x2", "2x1"]], "reserve": ["3x3", "2x2"]})
+    moves = write(tmp_path, "moves.json", [{"token": "swap", "piece": "1x1"}, {"piece": "3x3", "row": 0, "col": 0}])
+    result = runner.invoke(app, ["replay", "--rules", "sudoku", "--tokens", "1", "--deals", deals, "--moves",
+                                 moves, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["score"] == 90  # RULES.md: 10 per cell, nine cells, nothing cleared
+    deals = write(tmp_path, "deals.json", {"trays": [["1x1", "1x2", "2x1"]], "reserve": ["3x3"]})
+    moves = write(tmp_path, "moves.json", [{"token": "swap", "piece": "1x1"}, {"token": "swap", "piece": "1x2"}])
+    assert_bad_input(runner.invoke(app, ["replay", "--rules", "sudoku", "--tokens", "2", "--deals", deals,
+                                         "--moves", moves]), "moves[1]", "reserve is used up")
+
+
+def test_a_board_read_from_stdin(tmp_path):
+    """--board - reads the board text from stdin, as every file argument takes -."""
+    rows = ["." * 10] * 9 + ["#########."]
+    result = runner.invoke(app, ["tray", "--rules", "halloween", "--board", "-", "--tray", "1x1", "--json"],
+                           input="\n".join(rows) + "\n")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    # the 1x1 in the gap clears the bottom row: 1 cell + 10 for one zone (RULES.md, Halloween)
+    assert answer["best_score"] == 11 and answer["plan"] == [{"piece": "1x1", "row": 9, "col": 9}]
+
+
+def test_a_ten_row_board_error_is_not_taken_for_a_file_name(tmp_path):
+    """Board text of ten rows is board text: its error says what is wrong in it, and not that no
+    file has that name (which only text of another row count may have been meant as)."""
+    rows = ["." * 10] * 10
+    rows[3] = "...x......"
+    line = assert_bad_input(replay(tmp_path, ONE, board="/".join(rows)), "row 3", "column 3", "'x'")
+    assert "nor is" not in line
+    line = assert_bad_input(replay(tmp_path, ONE, board="/".join(["." * 10] * 11)), "rows", "11")
+    assert "nor is" in line
+
+
+def test_a_path_from_home_that_is_not_there_is_a_missing_file(tmp_path):
+    """A name starting ~ reads as a path (docs: /, ./, ../ or ~), not as board text."""
+    assert_bad_input(runner.invoke(app, ["show", "~/tenfold-audit-no-such-board"]), "no such file",
+                     "tenfold-audit-no-such-board")
+
+
+def test_a_drawn_board_puts_each_cell_under_its_column_and_beside_its_row():
+    """The text board (show, tray, play): a ruler of column numbers, each row after its number, a
+    cell exactly under its column's number, cells one space apart, highlighted cells as *, and no
+    colour where stdout is not a terminal."""
+    from cli.draw import draw_board
+    from solver.bitboard import bb_cell
+    from solver.board import parse_board
+
+    rows = ["." * 10 for _ in range(10)]
+    rows[2], rows[7] = "..#.......", "S........P"
+    board = parse_board("/".join(rows))
+    for drawn in (draw_board(board, highlight=bb_cell(4, 6), colour=False), draw_board(board, bb_cell(4, 6))):
+        assert "\x1b" not in drawn  # (pytest's stdout is not a terminal)
+        lines = drawn.split("\n")
+        assert len(lines) == 11
+        ruler = lines[0]
+        for r in range(10):
+            line = lines[r + 1]
+            expected = list(rows[r])
+            if r == 4:
+                expected[6] = "*"
+            assert int(line[:3]) == r, line
+            assert line[3:].split(" ") == expected, line
+            assert [line[ruler.index(str(c))] for c in range(10)] == expected, (ruler, line)

@@ -317,3 +317,48 @@ def test_a_free_replay_spends_each_token_as_the_dealt_game_did(name):
         assert (free.score, free.board, free.streak, free.tokens, free.placements) == (
             game.score, game.board, game.streak, game.tokens, game.placements), (name, seed)
     assert used == set(kinds), used
+
+
+def test_a_target_met_exactly_ends_the_game_at_that_placement():
+    """Sprint "to 5,000": a score equal to the target reaches it. Sudoku scores 10 a cell (RULES.md),
+    so with a target of 10 the first 1x1 ends the game and one of 20 the second."""
+    sudoku = find_variant("sudoku")
+    for target, placed in ((10, 1), (20, 2)):
+        game = Game.dealt(sudoku, ScriptedDeals([["1x1", "1x1", "1x1"], ["1x1"]]), None, 0)
+        result = play_game(game, greedy, 5, target=target)
+        assert result.reached and not result.over, target
+        assert (len(result.moves), result.game.score) == (placed, target)
+
+
+def test_sultans_stones_are_four_seeded_cells_anywhere_on_the_board():
+    """RULES.md: Sultan's Labyrinth starts with exactly 4 stones; the same seed places them alike,
+    and over 400 seeds each of the 100 cells gets one (a cell left out every time: 0.96**400)."""
+    from solver.selfplay import mode_start_board
+
+    mode = find_variant("arabic").modes["sultan"]
+    seen = set()
+    for seed in range(400):
+        board = mode_start_board(mode, seed)
+        cells = {(r, c) for r in range(10) for c in range(10) if board.char_at(r, c) == "S"}
+        assert len(cells) == 4 and board.text() == mode_start_board(mode, seed).text(), seed
+        assert board.text().count("#") == 0
+        seen |= cells
+    assert seen == {(r, c) for r in range(10) for c in range(10)}
+
+
+def test_ms_per_tray_is_the_games_milliseconds_over_its_trays():
+    """docs/json.md: play's ms_per_tray is milliseconds a tray (a game of no tray: its whole time)."""
+    from solver.selfplay import PlayResult
+
+    assert PlayResult(0, 4, False, 2.0, None).ms_per_tray == 500.0
+    assert PlayResult(0, 1, True, 0.25, None).ms_per_tray == 250.0
+    assert PlayResult(0, 0, True, 0.5, None).ms_per_tray == 500.0
+
+
+def test_play_game_reports_each_tray_once_when_it_is_placed():
+    """``on_tray`` (play's progress) is told once a tray, after its last piece, not at every move."""
+    halloween = find_variant("halloween")
+    told = []
+    game = Game.dealt(halloween, ScriptedDeals([["1x1", "1x1", "1x1"], ["1x2", "2x1"]]), None, 0)
+    result = play_game(game, greedy, 5, on_tray=lambda g: told.append(g.turns_completed))
+    assert len(result.moves) == 5 and told == [1, 2]

@@ -299,3 +299,35 @@ def test_a_removal_off_the_board_is_refused(row, col):
     with pytest.raises(RulesError, match=f"remove at row {row}, col {col}: not a cell of the board"):
         game.apply(TokenUse("remove", row=row, col=col))
     assert game.tokens == 1 and game.board.rows()[1] == "#" * 10
+
+
+# RULES.md §1, Halloween's supply as the rulebook groups it ("uniform over shapes": a group
+# weighs its shape count); Arabic's and Sudoku's are reference_rules' SUPPLY, in the rulebook's order
+HALLOWEEN_GROUPS = [["1x1"], ["1x2", "2x1", "1x3", "3x1"], ["1x4", "4x1", "1x5", "5x1"], ["2x2", "3x3"],
+                    ref.L_ALL, ref.T_ALL + ["X5"]]
+
+
+def _rulebook_draws(variant: str, seed: int, count: int) -> list[str]:
+    """The rulebook's draw on Python's Mersenne Twister seeded with the int (solver/deals.py's
+    contract): ``random()`` times the total weight picks the group, ``randrange`` the shape in it."""
+    groups = [(len(g), g) for g in HALLOWEEN_GROUPS] if variant == "halloween" else ref.SUPPLY[variant]
+    rng = random.Random(seed)
+    total = sum(weight for weight, _ in groups)
+    out = []
+    for _ in range(count):
+        roll = rng.random() * total
+        for weight, shapes in groups:
+            if roll < weight:
+                break
+            roll -= weight
+        out.append(shapes[rng.randrange(len(shapes))])
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_seeds_deals_are_the_rulebook_draw_on_the_mersenne_twister(variant):
+    """A seed's deals are one stream for good, not just one distribution: a game saved by ``play``
+    replays with ``replay --seed`` (docs/cli.md) on any machine and any later version."""
+    assert sorted(shape for group in HALLOWEEN_GROUPS for shape in group) == sorted(ref.HALLOWEEN_SHAPES)
+    for seed in (0, 1, 12345, 2**40 + 7):
+        assert _deal(variant, seed, 300) == _rulebook_draws(variant, seed, 300), seed

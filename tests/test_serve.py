@@ -721,3 +721,129 @@ def test_a_question_answered_between_a_requests_two_looks_is_not_solved_again(tm
     assert late_looked == [None]
     assert answers == {"first": ({"answer": 42}, "miss"), "late": ({"answer": 42}, "hit")}
     assert len(solves) == 1 and (api.cache.hits, api.cache.misses) == (1, 1)  # as the two answers say
+
+
+def test_hint_fields_are_taken_to_their_bounds_and_refused_past_them():
+    """docs/cli.md: tokens and streak up to 1,000 (the server's fields as the options); a tray of 1
+    to 3 pieces; true is not an integer; a missing board is named as a missing rules or tray is;
+    an option the server does not take is refused whatever its value (null and 0 too)."""
+    api = Api({}, None)
+    empty = "/".join(["." * 10] * 10)
+
+    def ask(**fields):
+        body = {"rules": "arabic", "board": empty, "tray": ["1x1"], **fields}
+        return api.handle("POST", "/hint", json.dumps({k: v for k, v in body.items() if v != "leave out"}).encode())
+
+    assert ask(tokens=1000).status == 200 and ask(streak=1000).status == 200
+    for fields, needle in (({"tokens": True}, "field tokens: expected an integer 0 to 1,000, got true"),
+                           ({"streak": False}, "field streak: expected an integer 0 to 1,000, got false"),
+                           ({"tray": ["1x1"] * 4}, "field tray: expected a list of 1 to 3 piece ids"),
+                           ({"board": "leave out"}, "field board: missing"),
+                           ({"time_limit": 1}, "field time_limit: the server answers"),
+                           ({"policy": None}, "field policy: the server answers"),
+                           ({"method": 0}, "field method: the server answers")):
+        bad = ask(**fields)
+        assert bad.status == 400 and bad.body["error"].startswith(needle), (fields, bad.status, bad.body)
+
+
+def test_a_level_hint_next_step_takes_the_tokens_before_the_placement():
+    """docs/json.md level_hint: ``next`` is the tokens up to and including the first placement. A
+    1x5 fits this board only turned, upright in column 0: the next step is the turn and the
+    placement both."""
+    from solver.level import parse_pack
+
+    level = {"format": "tenfold.level/1", "id": "turn", "variant": "arabic", "mode": "standard", "tokens": 1,
+             "board": [".#########"] * 10, "trays": [["1x5"]], "goals": [{"score": 10}]}
+    api = Api({"p": parse_pack({**fx.pack("p"), "levels": [level]})})
+    answer = api.handle("POST", "/levels/p/turn/hint", b'{"moves": []}')
+    assert answer.status == 200, answer.body
+    step = answer.body["next"]
+    assert [m.get("token") for m in step] == ["rotate", None], step
+    assert step[0]["piece"] == "1x5" and step[1]["piece"] == "5x1" and step[1]["col"] == 0, step
+
+
+def test_a_path_past_a_route_is_no_route():
+    """Only the routes docs/json.md lists answer: a solution's path with more after it is a 404,
+    not the solution."""
+    from solver.level import parse_pack
+
+    api = Api({"fixture-pack": parse_pack(fx.pack())})
+    assert api.handle("GET", "/levels/fixture-pack/h1/solution").status == 200
+    for path in ("/levels/fixture-pack/h1/solution/more", "/levels/fixture-pack/h1/solution/x/y"):
+        answer = api.handle("GET", path)
+        assert answer.status == 404 and answer.body["error"].startswith("no such route"), (path, answer.body)
+
+
+def test_a_tray_spelling_one_piece_twice_alike_lists_each_safe_move_once():
+    """A tray of two ``#/#`` (2x1 drawn as a mask) is answered as the tray of two 2x1 is, the
+    pieces named as the tray spells them: each safe first move once, not once a slot."""
+    api = Api({}, None)
+    empty = "/".join(["." * 10] * 10)
+
+    def ask(tray):
+        answer = api.handle("POST", "/hint", json.dumps({"rules": "halloween", "board": empty, "tray": tray}).encode())
+        assert answer.status == 200, answer.body
+        return answer.body
+
+    canonical, spelled = ask(["2x1", "2x1"]), ask(["#/#", "#/#"])
+    assert canonical["safe_moves"] and all(m["piece"] == "2x1" for m in canonical["safe_moves"])
+    assert spelled["safe_moves"] == [{**m, "piece": "#/#"} for m in canonical["safe_moves"]]
+
+
+def test_a_body_of_64_kib_exactly_is_read_and_a_byte_more_is_413(server):
+    """docs/cli.md: a request body of at most 64 KiB: one of 65,536 bytes is answered, a length of
+    65,537 refused by its header."""
+    host, port, _ = server
+    question = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode()
+    body = question + b" " * (64 * 1024 - len(question))
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    status, answer, _ = request(conn, "POST", "/hint", raw=body)
+    conn.close()
+    assert status == 200 and answer["placeable"] is True, answer
+    status, answer = raw_exchange(host, port, b"POST /hint HTTP/1.1\r\nHost: x\r\nContent-Length: 65537\r\n\r\n")
+    assert status == 413 and "65537" in answer["error"], answer
+    head = b"POST /hint HTTP/1.1\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+    for sizes in ([64 * 1024], [40_000]):  # the same 65,536 bytes chunked: its chunks' sum is the size
+        status, answer = raw_exchange(host, port, head + chunked(body, sizes))
+        assert status == 200 and answer["placeable"] is True, (sizes, answer)
+
+
+def test_a_chunked_body_with_bare_line_feeds_is_read(server):
+    """RFC 9112 7.1 and 2.2: a chunk's lines may end in a bare LF, which a recipient may take as
+    a line's end; the server reads them so (its chunk size lines already are)."""
+    host, port, _ = server
+    question = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode()
+    body = b"%x\n%s\n%x\n%s\n0\n\n" % (10, question[:10], len(question) - 10, question[10:])
+    status, answer = raw_exchange(host, port, b"POST /hint HTTP/1.1\r\nConnection: close\r\n"
+                                              b"Transfer-Encoding: chunked\r\n\r\n" + body)
+    assert status == 200 and answer["placeable"] is True, answer
+
+
+def test_every_body_is_labelled_json(server):
+    """docs/json.md serve: every body is JSON, Content-Type: application/json (an answer, an API
+    error, and an error the socket layer finds)."""
+    host, port, _ = server
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    for method, path, body in (("GET", "/health", None), ("GET", "/levels/nowhere", None),
+                               ("POST", "/hint", b"{not json")):
+        conn.request(method, path, body=body)
+        response = conn.getresponse()
+        json.loads(response.read())
+        assert response.getheader("Content-Type") == "application/json", (method, path, response.status)
+    conn.close()
+    with socket.create_connection((host, port), timeout=10) as raw_conn:
+        raw_conn.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\n\r\n")  # no length: 411 from the socket layer
+        head = read_until_closed(raw_conn).split(b"\r\n\r\n", 1)[0].lower()
+    assert b" 411 " in head.split(b"\r\n")[0] and b"\r\ncontent-type: application/json\r\n" in head + b"\r\n"
+
+
+def test_a_body_cut_short_by_the_client_is_a_400(server):
+    """A client that ends its side before its Content-Length's bytes came sent a bad request (400,
+    naming it), not a slow one (408: the deadline passed)."""
+    host, port, _ = server
+    with socket.create_connection((host, port), timeout=10) as raw_conn:
+        raw_conn.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{}")
+        raw_conn.shutdown(socket.SHUT_WR)
+        reply = read_until_closed(raw_conn)
+    assert reply.split()[1] == b"400", reply[:80]
+    assert json.loads(reply.split(b"\r\n\r\n", 1)[1]) == {"error": "body: shorter than its Content-Length"}
