@@ -1405,3 +1405,23 @@ def test_the_token_move_stack_doubles_keeping_its_rows():
     assert (grown[:4] == stack).all() and grown[4].tolist() == [1, 2, 3, 4, 5, 6] and not grown[5:].any()
     same = _mv_push(stack.copy(), 2, 7, 7, 7, 7, np.uint64(7), np.uint64(7))
     assert same.shape == (4, 6) and same[2].tolist() == [7] * 6 and (same[3] == stack[3]).all()
+
+
+def test_pumpkin_reach_test_counts_the_next_trays_piece():
+    """A hand-made state of a mutation audit of the reach test (2026-12-06): two 1x2s left in
+    the first tray, the 5x1 of the second within the limit (three placements). Column 0 is empty
+    in rows 0-4 under a pumpkin at (5, 0); the other rows and columns have one gap a 1x2 cannot
+    reach, but columns 6-9, whose gaps make a strip in row 9. The 1x2s complete columns 6-7 and
+    8-9, then the 5x1 fills column 0 and clears the pumpkin: a line the brute force finds. The
+    reach test must count the 5x1 among the pieces to come: without it (a piece gathering that
+    stopped a tray early) no spot of a 1x2 covers column 0, nor the gap (5, 2) of row 5, and the
+    state was dropped."""
+    from solver.campaign_jit import pumpkins_reachable
+
+    board = [".#########"] * 5 + ["P#.#######", "#####.####", "####.#####", "#.########", "###.##...."]
+    level = parse_level({"format": "tenfold.level/1", "id": "reach", "variant": "halloween", "mode": "campaign",
+                         "board": board, "trays": [["1x2", "1x2"], ["5x1"]], "goals": [{"pumpkins": True}],
+                         "limit": 3, "tokens": 0})
+    b = level.board
+    assert goals_reachable(level, (True, False), b.filled, b.pumpkins, 0, ("1x2", "1x2"), 3, {})
+    assert pumpkins_reachable(level, b.filled, b.pumpkins, 0, 0b11, 3)
