@@ -730,3 +730,72 @@ def test_verify_refutes_a_stored_solution_that_misses_the_score_goal():
     assert verdict.problems == ['solution: goals not met at the end: [{"score": 12}]']
     # the same solution against a goal of 11 wins
     assert verify_level(parse_level(unclaimed_pumpkin_level()), time_limit=30).ok
+
+
+def test_cli_solve_of_a_pack_sums_up_solvable_proven_and_unknown(tmp_path):
+    """The summary under a pack's lines, counted by hand: "good" is solvable and proven optimal,
+    "none" proven infeasible (proven, not solvable: its 2x2 clears no pumpkin), "unknown" cut short
+    by the node limit with its goal one above the best line found and within the bound (not known
+    to be solvable, "?", and not proven): 1 solvable, 2 proven, 1 not known."""
+    cut = ["--time-limit", "3600", "--node-limit", "5000"]
+    found = json.loads(runner.invoke(app, ["solve", write(tmp_path, open_level_data()), *cut, "--json"]).stdout)
+    goal = found["best_score"] + 1
+    assert found["proof"] == "bound" and goal <= found["bound"]
+    none = {k: v for k, v in pumpkin_level(goals=[{"pumpkins": True}], trays=[["2x2"]], id="none").items()
+            if k not in ("solution", "best")}
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [pumpkin_level(id="good"), none, {**open_level_data(), "id": "unknown",
+                                                        "goals": [{"score": goal}]}]}
+    result = runner.invoke(app, ["solve", write(tmp_path, pack, "pack.json"), *cut])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [line.split()[:2] for line in lines[:3]] == [["good", "solvable=yes"], ["none", "solvable=no"],
+                                                       ["unknown", "solvable=?"]]
+    assert lines[3] == "3 levels: 1 solvable, 2 proven, 1 not known to be solvable (no line found in time)"
+    assert len(lines) == 4
+
+
+def test_cli_solve_grade_gives_a_grading_line_for_an_unsolvable_level_too(tmp_path):
+    """--grade: "a line after the level's" (docs/cli.md), for one level as for each level of a
+    pack; a level no line wins (its 2x2 clears no pumpkin) has nothing to grade, and says so in
+    that line, the same alone as in its pack (where it is indented under the level)."""
+    none = {k: v for k, v in pumpkin_level(goals=[{"pumpkins": True}], trays=[["2x2"]], id="none").items()
+            if k not in ("solution", "best")}
+    alone = runner.invoke(app, ["solve", write(tmp_path, none), "--grade"])
+    assert alone.exit_code == 0, alone.output
+    lines = alone.stdout.splitlines()
+    assert len(lines) == 2 and lines[0].split()[:2] == ["none", "solvable=no"], lines
+    assert lines[1].startswith("grading: ")
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [none, pumpkin_level(id="good")]}
+    listed = runner.invoke(app, ["solve", write(tmp_path, pack, "pack.json"), "--grade"]).stdout.splitlines()
+    assert listed[1] == "  " + lines[1]
+
+
+def test_cli_solve_of_a_pack_shows_no_progress_bar_off_a_terminal(tmp_path):
+    """docs/cli.md: the progress bar and status lines are for a terminal; a pack solved into a
+    pipe or a log writes its lines and summary on stdout and nothing on stderr."""
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [pumpkin_level(id="one"), pumpkin_level(id="two")]}
+    result = runner.invoke(app, ["solve", write(tmp_path, pack, "pack.json")])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 3
+    assert result.stderr == ""
+
+
+def test_cli_solve_of_a_pack_on_a_terminal_keeps_the_bar_and_its_clearing_on_stderr(tmp_path, monkeypatch):
+    """A pack without --level gets a progress bar on a terminal (docs/cli.md), not also a
+    level's live status line, which would write over the bar's line."""
+    from cli import console
+
+    monkeypatch.setattr(console, "terminal", lambda: True)
+    monkeypatch.setattr(console, "STATUS_EVERY", 0.0)
+    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": [open_level_data(), pumpkin_level(id="two")]}
+    result = runner.invoke(app, ["solve", write(tmp_path, pack, "pack.json"), "--node-limit", "20000",
+                                 "--time-limit", "3600"])
+    assert result.exit_code == 0, result.output
+    assert "solving open:" not in result.stderr and "nodes" not in result.stderr, result.stderr
+    # the bar's line is cleared on stderr, where it is drawn: stdout keeps the level lines alone
+    assert "\x1b" not in result.stdout and "\r" not in result.stdout
+    assert [line.split()[0] for line in result.stdout.splitlines()] == ["open", "two", "2"]

@@ -242,3 +242,36 @@ def test_a_token_frames_caption_names_what_the_token_did():
     assert Frame(board, TokenUse("rotate", "L3-nw", 3)).caption == "token rotate L3-nw x3"
     assert Frame(board, TokenUse("remove", row=3, col=4)).caption == "token remove 3,4"
     assert Frame(board, TokenUse("swap", "2x2")).caption == "token swap 2x2"
+
+
+def test_the_packs_and_levels_own_text_is_escaped(tmp_path):
+    """Every text the pack file gives is shown as text: the pack id, a grade, a level id (in its
+    heading, its attributes and as a key of the frames' JSON, which sits in a <script>)."""
+    data = fx.pack()
+    data["id"] = "p<b>&q"
+    data["levels"][0]["id"] = 'x"</script><i>'
+    data["levels"][0]["grade"] = "<u>easy</u>"
+    src = fx.write_json(tmp_path / "pack.json", data)
+    result = CliRunner().invoke(app, ["render", str(src), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert "<b>" not in page and "<u>" not in page and "<i>" not in page
+    assert "<code>p&lt;b&gt;&amp;q</code>" in page and "grade: &lt;u&gt;easy&lt;/u&gt;" in page
+    assert 'data-level="x&quot;&lt;/script&gt;&lt;i&gt;"' in page
+    assert page.count("</script>") == 2  # the frames' and the script's own ends
+    frames = json.loads(re.search(r'id="tenfold-frames">(.*?)</script>', page, re.S).group(1))
+    assert 'x"</script><i>' in frames
+
+
+def test_each_page_of_a_cut_pack_counts_the_whole_pack(tmp_path, monkeypatch):
+    """The line under the heading counts the pack's levels (12), on every page of a pack cut
+    into pages of 5; the pages line says which of them the page holds."""
+    import generator.render
+
+    monkeypatch.setattr(generator.render, "PAGE_LEVELS", 5)
+    levels = [fx.halloween_level(f"L{i:04d}") for i in range(12)]
+    src = fx.write_json(tmp_path / "big.json", {**fx.pack("big"), "levels": levels})
+    result = CliRunner().invoke(app, ["render", str(src), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    for name in ("index.html", "page-2.html", "page-3.html"):
+        assert "</code> · 12 levels</p>" in (tmp_path / "site" / name).read_text(), name
