@@ -68,20 +68,31 @@ def sources_stamp(package: Path) -> str:
 
 def cache_folders(package: Path) -> list[tuple[Path, bool]]:
     """The folders numba may keep the package's cache in, each with whether numba would cache
-    there now (so a folder not there yet is made and stamped): ``NUMBA_CACHE_DIR``'s when it is
-    set, else the in-tree ``__pycache__`` when it can be written, else the user-wide one. Outside
+    there now (``numba_cache``: a folder not there yet is made and stamped only then). Outside
     the tree, numba names the folder after the package's folder and a SHA-1 of its path (its
     ``_CacheLocator.get_suitable_cache_subpath``); the path as imported and the path with links
     resolved are both taken, as numba sees the one the module was imported by."""
     paths = dict.fromkeys([os.path.abspath(package), os.path.realpath(package)])
     names = [f"{os.path.basename(path)}_{hashlib.sha1(path.encode()).hexdigest()}" for path in paths]
+    in_use = numba_cache(package)
     given = os.environ.get("NUMBA_CACHE_DIR")
-    in_tree = package / "__pycache__"
-    in_use = "given" if given else "in tree" if _can_write(in_tree) else "user-wide"
     folders = [(Path(given) / name, in_use == "given") for name in names] if given else []
-    folders.append((in_tree, in_use == "in tree"))
+    folders.append((package / "__pycache__", in_use == "in tree"))
     folders += [(_user_cache() / name, in_use == "user-wide") for name in names]
     return folders
+
+
+def numba_cache(package: Path) -> str | None:
+    """Where numba caches the package's compiled functions, as its locators choose: ``"given"``
+    (``NUMBA_CACHE_DIR``), ``"in tree"`` (beside the code), ``"user-wide"``, or None where it can
+    write none of them."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return "given"
+    if _can_write(package / "__pycache__"):
+        return "in tree"
+    if _can_write(_user_cache()):
+        return "user-wide"
+    return None
 
 
 def purge_stale(package: Path) -> bool:
@@ -141,7 +152,7 @@ def cache_fallback(package: Path) -> Path | None:
     ``tenfold-numba-UID-STAMP`` in the temporary folder, made for the user alone. One found
     there that is not the user's alone (made by another, or open to others) is not used (numba
     loads pickles from it): the next name is tried, ``...-1`` to ``...-15``."""
-    if os.environ.get("NUMBA_CACHE_DIR") or _can_write(package / "__pycache__") or _can_write(_user_cache()):
+    if numba_cache(package) is not None:
         return None
     uid = os.getuid()
     name = f"tenfold-numba-{uid}-{sources_stamp(package)[:16]}"

@@ -11,6 +11,9 @@ MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
 TIGHT_BOARD = ("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
                "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
 
+# a board where only column 9 (and the corner cell 0, 0) is free: a 1x5 fits only turned into a 5x1
+COLUMN_9_FREE = ".########./" + "/".join(["#########."] * 9)
+
 
 def dress(rng: random.Random, variant, grid: list[list[str]], zones: tuple[int, int],
           stones: tuple[int, ...], pumpkins: tuple[int, ...]) -> int:

@@ -309,9 +309,7 @@ def test_every_state_marked_dead_meets_no_goal():
     for seed in range(DEAD_LEVELS):
         level = pumpkin_level(seed)
         search = CompiledSearch(level, spend=True)
-        left0 = (1 << len(level.trays[0])) - 1
-        status, _, _, _ = search.run(level.board.filled, level.board.pumpkins, 0, left0, 0, False, False, 0, 0, 0,
-                                     1e300, 20_000, None, None)
+        status, _, _, _ = search.run(*root_start(level), None, None)
         if status != 0:
             continue
         dead = search.dead_states()
@@ -358,6 +356,13 @@ def best_added(level, needs: tuple[bool, bool], filled: int, pumpkins: int, tray
 VALUE_LEVELS, VALUE_SAMPLE = 150, 30
 
 
+def root_start(level) -> tuple:
+    """``CompiledSearch.run``'s arguments for the level's first state (no clock, 20,000 nodes at
+    most), before the best told and the hint."""
+    left0 = (1 << len(level.trays[0])) - 1
+    return (level.board.filled, level.board.pumpkins, 0, left0, 0, False, False, 0, 0, 0, 1e300, 20_000)
+
+
 def hold_value_bounds(level, search, rng: random.Random, sample: int) -> tuple[int, int]:
     """Up to ``sample`` of the value bounds ``search`` left in its table, drawn with ``rng``, each
     held to a brute force over every continuation from its state within the limit (``best_added``),
@@ -397,8 +402,7 @@ def test_every_value_bound_holds():
     by_variant: dict[str, int] = {}
     for seed in range(VALUE_LEVELS):
         level = pumpkin_level(seed)
-        left0 = (1 << len(level.trays[0])) - 1
-        start = (level.board.filled, level.board.pumpkins, 0, left0, 0, False, False, 0, 0, 0, 1e300, 20_000)
+        start = root_start(level)
         status, best, _, _ = CompiledSearch(level, spend=True).run(*start, None, None)
         if status != 0:
             continue
@@ -433,8 +437,7 @@ def test_every_value_bound_holds_where_the_bound_cuts():
     sample = 20 if DEEP else 8  # value bounds a level (and dead states, at most 4x as many); make test-deep: more
     for make, seed in [(dense_level, s) for s in range(60)] + [(flow_level, s) for s in range(60)]:
         level = make(seed)
-        left0 = (1 << len(level.trays[0])) - 1
-        start = (level.board.filled, level.board.pumpkins, 0, left0, 0, False, False, 0, 0, 0, 1e300, 20_000)
+        start = root_start(level)
         status, best, _, _ = CompiledSearch(level, spend=True).run(*start, None, None)
         if status != 0 or best is None:
             continue

@@ -26,7 +26,7 @@ from solver.tray import analyse_tray
 from solver.variants import VARIANTS, find_variant
 
 from level_reference import _Play
-from random_boards import TIGHT_BOARD
+from random_boards import COLUMN_9_FREE, TIGHT_BOARD
 
 # a tight Halloween board where the expert looks ahead
 
@@ -84,7 +84,7 @@ def test_expert_is_registered_and_plans_once_per_tray():
 def test_rescue_rotates_when_the_tray_only_fits_turned():
     variant = VARIANTS["arabic"]
     # only column 9 is free: a 1x5 fits only once turned into a 5x1
-    board = Board(BB_ALL & ~sum(1 << (r * 10 + 9) for r in range(10)) & ~(1 << 0), 0, 0)
+    board = parse_board(COLUMN_9_FREE)
     game = Game(variant, board, Streak(), 3, ["1x5"], RandomDeals(variant, 1))
     move = ExpertPolicy()(game)
     assert move == TokenUse("rotate", piece="1x5", turns=1) or move == TokenUse("rotate", piece="1x5", turns=3)
@@ -819,7 +819,7 @@ def test_a_plan_is_not_reused_for_a_game_with_other_tokens():
     planned with three tokens would be an illegal move with none). Only column 9 is free: a
     1x5 fits once turned, so with no token nothing can be done."""
     variant = VARIANTS["arabic"]
-    board = Board(BB_ALL & ~sum(1 << (r * 10 + 9) for r in range(10)) & ~(1 << 0), 0, 0)
+    board = parse_board(COLUMN_9_FREE)
     policy = ExpertPolicy()
     rich = Game(variant, board, Streak(), 3, ["1x5"], RandomDeals(variant, 1))
     assert isinstance(policy(rich), TokenUse)
@@ -857,7 +857,7 @@ def test_expert_hint_counts_the_tokens_its_plan_spends():
     free, a 1x5 tray and 3 tokens: one rotate, then the 5x1 down column 9; a tray that fits as
     dealt spends none of its tokens."""
     variant = VARIANTS["arabic"]
-    board = Board(BB_ALL & ~sum(1 << (r * 10 + 9) for r in range(10)) & ~(1 << 0), 0, 0)
+    board = parse_board(COLUMN_9_FREE)
     answer = hint(variant, board, ["1x5"], tokens=3, time_limit=0)
     assert answer["placeable"] and answer["tokens_used"] == 1
     assert [move.get("token") for move in answer["plan"]] == ["rotate", None]

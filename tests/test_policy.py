@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from level_reference import _Play
+from random_boards import COLUMN_9_FREE
 from solver.level import parse_level
 from solver.policy import greedy
 from test_grading import CHUNKS, levels, placement_moves, reference_points_now
@@ -57,14 +58,13 @@ def test_greedy_spends_its_last_token_to_save_the_tray(tokens):
     """RULES.md §1: the game ends only when no piece fits after any token use. Arabic, only
     column 9 free: a 1x5 fits once turned a quarter (either way) into a 5x1, so greedy spends a
     rotate token, the last one too."""
-    from solver.bitboard import BB_ALL
-    from solver.board import Board
+    from solver.board import parse_board
     from solver.deals import RandomDeals
     from solver.engine import Game, Streak
     from solver.moves import TokenUse
     from solver.variants import find_variant
 
     variant = find_variant("arabic")
-    board = Board(BB_ALL & ~sum(1 << (r * 10 + 9) for r in range(10)) & ~(1 << 0), 0, 0)
+    board = parse_board(COLUMN_9_FREE)
     game = Game(variant, board, Streak(), tokens, ["1x5"], RandomDeals(variant, 1))
     assert greedy(game) in (TokenUse("rotate", piece="1x5", turns=1), TokenUse("rotate", piece="1x5", turns=3))
