@@ -911,6 +911,8 @@ def test_progress_is_silent_off_a_terminal():
     (["hint", "--rules", "halloween", "--tray", "1x1", "--tokens", "2"], ["--tokens", "halloween has no tokens"]),
     (["tray", "--rules", "nope", "--tray", "1x1"], ["--rules: unknown variant 'nope'"]),
     (["tray", "--rules", "arabic", "--tray", "1x1,zz"], ["--tray[1]: unknown piece id 'zz'"]),
+    (["tray", "--rules", "arabic", "--tray", "1x1,1x1,1x1,1x1"],
+     ["--tray: expected 1 to 3 comma-separated piece ids, got '1x1,1x1,1x1,1x1'"]),  # a tray holds 3 (RULES.md)
     (["tray", "--rules", "arabic", "--tray", "1x1,../.."], ["--tray[1]: piece '../..': a mask needs at least one '#'"]),
     (["tray", "--rules", "arabic", "--tray", "#x#"], ["--tray[0]: piece '#x#': row 0, column 1: expected '#' or '.'"]),
     (["tray", "--rules", "arabic", "--tray", "##/#"], ["piece '##/#': every row of a mask must have the same"]),
@@ -1698,3 +1700,57 @@ def test_a_drawn_board_puts_each_cell_under_its_column_and_beside_its_row():
             assert int(line[:3]) == r, line
             assert line[3:].split(" ") == expected, line
             assert [line[ruler.index(str(c))] for c in range(10)] == expected, (ruler, line)
+
+
+def test_tray_text_shows_each_step_on_the_board_it_lands_on_and_counts_the_safe_moves():
+    """Halloween, hand counted (RULES.md): with a clearing placement just before (--streak 1),
+    a 1x1 that fills row 0 scores 1 + 10 + 5; the second 1x1 then clears nothing (+1). Each
+    step's board is the one the piece lands on, its cell drawn as '*'; after a tray of two 1x1s
+    every one of the 91 empty cells is a safe first move. Where no piece fits, the text says so."""
+    board = "/".join(["#########."] + ["." * 10] * 9)
+    result = runner.invoke(app, ["tray", "--rules", "halloween", "--board", board, "--tray", "1x1,1x1",
+                                 "--streak", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    steps = [i for i, line in enumerate(lines) if line.startswith("step ")]
+    assert len(steps) == 2, lines
+    assert lines[steps[0]] == 'step 1: {"piece": "1x1", "row": 0, "col": 9}  +16'
+    assert lines[steps[1]].startswith('step 2: {"piece": "1x1", ') and lines[steps[1]].endswith("  +1")
+    drawn = [line.split()[1:] for line in lines[steps[0] + 2:steps[0] + 12]]  # below the column header
+    assert drawn[0] == ["#"] * 9 + ["*"] and sum(row.count("*") for row in drawn) == 1, drawn
+    assert lines[-1] == "best score: 17   safe first moves: 91"
+    full = runner.invoke(app, ["tray", "--rules", "halloween", "--board", CHECKERED, "--tray", "2x2"])
+    assert full.exit_code == 0 and full.stdout.splitlines()[-1] == "not placeable", full.output
+
+
+def test_play_names_an_unknown_policy():
+    """A policy play does not have is bad input: one line naming --policy and the policies it has."""
+    assert_bad_input(runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--policy", "smart"]),
+                     "--policy", "'smart'", "greedy", "expert")
+
+
+def test_play_text_says_game_over_and_the_tokens_bonus_only_where_they_apply(tmp_path):
+    """docs/cli.md: play prints the score and the trays survived. Hand counted (RULES.md): on a
+    board of single cells no 2x2 fits, so Halloween's game is over at its first tray (score 0,
+    rank Frightened Novice); three 1x1s on an empty Arabic board score 1 each and clear nothing,
+    and the mode's 3 tokens left add 100 each."""
+    deals = write(tmp_path, "deals.txt", "2x2 2x2 2x2\n")
+    over = runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1", "--board", CHECKERED, "--deals", deals])
+    assert over.exit_code == 0, over.output
+    assert over.stdout.splitlines()[-3:] == ["score: 0", "trays survived: 0 (game over)", "rank: Frightened Novice"]
+    deals = write(tmp_path, "ones.txt", "1x1 1x1 1x1\n")
+    fits = runner.invoke(app, ["play", "--rules", "arabic", "--seed", "1", "--deals", deals])
+    assert fits.exit_code == 0, fits.output
+    assert fits.stdout.splitlines()[-2:] == ["score: 303 (tokens left: 3, their bonus included)", "trays survived: 1"]
+
+
+def test_show_gives_a_levels_limit_and_tokens_and_a_packs_count_of_levels(tmp_path):
+    """A level is drawn with its limit, its tokens and its goals; a pack's first line counts its levels."""
+    level = level_data(limit=7, tokens=2)
+    result = runner.invoke(app, ["show", write(tmp_path, "level.json", level)])
+    assert result.exit_code == 0, result.output
+    assert "limit: 7 placements  tokens: 2  goals: score 100" in result.stdout.splitlines()
+    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Three levels", "generator": {"seed": 1, "version": "t"},
+            "levels": [level_data(id=name) for name in ("a", "b", "c")]}
+    shown = runner.invoke(app, ["show", write(tmp_path, "pack.json", pack)])
+    assert shown.exit_code == 0 and shown.stdout.startswith("pack pk: Three levels (3 levels)\n"), shown.output

@@ -907,3 +907,50 @@ def test_a_rotation_is_spent_only_when_it_gains_more_than_the_tokens_end_bonus()
         kept = ExpertPolicy(time_limit=0).decide(Game(variant, board, Streak(), 3, tray, None)).moves
         assert not isinstance(kept[0], TokenUse), seed
     assert min(kinds.values()) >= 5, kinds
+
+
+def test_cli_expert_hint_takes_one_second_unless_told_otherwise(monkeypatch):
+    """docs/cli.md: the expert's hint looks ahead within --time-limit seconds, default 1."""
+    import solver.expert
+
+    asked = []
+    real = solver.expert.hint
+    monkeypatch.setattr(solver.expert, "hint", lambda *args, **kwargs: asked.append(args[5]) or real(
+        *args[:5], 0, **kwargs))
+    base = ["hint", "--rules", "halloween", "--tray", "1x1", "--policy", "expert", "--json"]
+    for extra in ([], ["--time-limit", "0.25"]):
+        assert CliRunner().invoke(app, [*base, *extra]).exit_code == 0
+    assert asked == [1.0, 0.25]
+
+
+def test_cli_play_in_speed_mode_takes_up_to_the_modes_45_s(monkeypatch):
+    """docs/cli.md: in Arabic's speed mode the expert's --time-limit is at most the mode's 45 s a
+    tray (45 itself included), which is its clock by default."""
+    import solver.expert
+
+    asked = []
+    real = solver.expert.ExpertPolicy
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs["time_limit"])
+        return real(*args, **{**kwargs, "time_limit": 0})  # (no lookahead: the test is of the option)
+
+    monkeypatch.setattr(solver.expert, "ExpertPolicy", spy)
+    base = ["play", "--rules", "arabic", "--mode", "speed", "--seed", "3", "--policy", "expert", "--trays", "1"]
+    for extra in ([], ["--time-limit", "45"]):
+        out = CliRunner().invoke(app, [*base, *extra])
+        assert out.exit_code == 0, out.output
+    assert asked == [45, 45]
+
+
+def test_cli_expert_hint_text_scores_each_step_with_the_streak_carried_in():
+    """Halloween, hand counted (RULES.md): each row and each column of this board lacks one cell,
+    on the diagonal, so a 1x1 anywhere fills a row and a column: 1 cell + 30 for two lines, + 5
+    after a clearing placement (--streak 1). The text's step and best score both say 36."""
+    board = "/".join("#" * r + "." + "#" * (9 - r) for r in range(10))
+    out = CliRunner().invoke(app, ["hint", "--rules", "halloween", "--board", board, "--tray", "1x1", "--streak", "1",
+                                   "--policy", "expert", "--time-limit", "0"])
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    [step] = [line for line in lines if line.startswith("step 1: ")]
+    assert step.endswith("  +36") and "best score: 36" in lines, lines

@@ -362,3 +362,45 @@ def test_play_game_reports_each_tray_once_when_it_is_placed():
     game = Game.dealt(halloween, ScriptedDeals([["1x1", "1x1", "1x1"], ["1x2", "2x1"]]), None, 0)
     result = play_game(game, greedy, 5, on_tray=lambda g: told.append(g.turns_completed))
     assert len(result.moves) == 5 and told == [1, 2]
+
+
+def test_replay_text_says_score_streak_placements_and_the_tokens_left(tmp_path):
+    """docs/cli.md: the text gives the score, the streak and, in the variants with tokens, the
+    tokens left and the final score with their bonus. Arabic, hand counted (RULES.md): a removal
+    spends one of the mode's 3 tokens and scores nothing; the 1x1 then fills row 0: 1 cell + 100
+    for one line, and the streak carried in (3) grows by that clearing placement; the 2 tokens
+    left are worth 100 each. Halloween has no tokens, so no such line."""
+    board = "/".join(["#########.", "#........."] + ["." * 10] * 8)
+    moves = [{"token": "remove", "row": 1, "col": 0}, {"piece": "1x1", "row": 0, "col": 9}]
+    path = tmp_path / "moves.json"
+    path.write_text(json.dumps(moves))
+    out = CliRunner().invoke(app, ["replay", "--rules", "arabic", "--board", board, "--streak", "3",
+                                   "--moves", str(path)])
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    assert lines[-2:] == ["score: 101  streak: 4  placements: 1",
+                          "tokens left: 2  final score (their bonus included): 301"], lines[-2:]
+    none = CliRunner().invoke(app, ["replay", "--rules", "arabic", "--board", board, "--tokens", "0",
+                                    "--moves", str(path)])
+    assert none.exit_code == 2 and "no tokens left" in none.output, none.output  # --tokens 0 is none, not the default
+    path.write_text(json.dumps(moves[1:]))
+    plain = CliRunner().invoke(app, ["replay", "--rules", "halloween", "--board", board, "--moves", str(path)])
+    assert plain.exit_code == 0, plain.output
+    # Halloween: 1 cell + 10 for one line; no streak carried in, so no +5
+    assert plain.stdout.splitlines()[-1] == "score: 11  streak: 1  placements: 1"
+
+
+def test_play_deals_100_trays_unless_told_otherwise(monkeypatch, tmp_path):
+    """docs/cli.md: play stops after at most --trays trays, default 100, or every tray of --deals."""
+    import cli.game_cmds
+
+    asked = []
+    real = cli.game_cmds.play_game
+    monkeypatch.setattr(cli.game_cmds, "play_game", lambda game, policy, trays, **kw: asked.append(trays)
+                        or real(game, policy, 1, **kw))
+    deals = tmp_path / "deals.txt"
+    deals.write_text("1x1 1x1 1x1\n1x2 2x1 1x1\n")
+    for extra in ([], ["--trays", "5"], ["--deals", str(deals)]):
+        result = CliRunner().invoke(app, ["play", "--rules", "halloween", "--seed", "1", *extra, "--json"])
+        assert result.exit_code == 0, result.output
+    assert asked == [100, 5, 2]

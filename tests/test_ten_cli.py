@@ -218,3 +218,111 @@ def test_solve_says_where_a_player_passes_in_the_line(tmp_path):
     assert line == (f"line: white {first['value']}@({first['x']},{first['y']}) from ({first['from']['x']},"
                     f"{first['from']['y']}), black passes, white {second['value']}@({second['x']},{second['y']}) "
                     f"from ({second['from']['x']},{second['from']['y']})"), line
+
+
+def test_wins_text_draws_the_field_and_lists_each_win_and_threat(tmp_path):
+    """The text of ``ten wins``: the field cell by cell under its x and beside its y (W a white
+    tile, B a black one), the count of wins, and a line of threats for each player. White's row
+    3 + 3 + 2 makes 10 with a 2 at either end, and white's row holds a 2; black's lone 1 and its
+    3 make no 10 anywhere."""
+    position = {"format": "tenfold.ten/1", "variant": "open", "to_move": "white",
+                "tiles": [{"x": 0, "y": 0, "colour": "white", "value": 3},
+                          {"x": 1, "y": 0, "colour": "white", "value": 3},
+                          {"x": 2, "y": 0, "colour": "white", "value": 2},
+                          {"x": 0, "y": 1, "colour": "black", "value": 1}],
+                "rows": {"white": [2, 1], "black": [3]}}
+    result = runner.invoke(app, ["ten", "wins", write(tmp_path, position)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [line.split() for line in lines[:3]] == [["0", "1", "2"], ["0", "W3", "W3", "W2"], ["1", "B1", ".", "."]]
+    assert lines[3] == "white to move: 2 winning move(s)"
+    assert sorted(lines[4:6]) == ["  2 on (-1,0) completes (-1,0) (0,0) (1,0) (2,0)",
+                                  "  2 on (3,0) completes (0,0) (1,0) (2,0) (3,0)"]
+    [white] = [line for line in lines if line.startswith("threats of white: ")]
+    assert sorted(white.removeprefix("threats of white: ").split(", ")) == ["2@(-1,0)", "2@(3,0)"]
+    assert "threats of black: none" in lines
+
+
+def test_play_text_marks_each_move_and_shows_the_hands_left():
+    """Each move of ``ten play``'s text: the move, the field with the cell just played in
+    brackets (under its x, beside its y), and the hands left. Open rows: each player starts with
+    five tiles each of 1, 2 and 3 (RULES.md) and takes one from an end of its row."""
+    result = runner.invoke(app, ["ten", "play", "--seed", "2", "--depth", "1", "--max-plies", "3"])
+    assert result.exit_code == 0, result.output
+    *blocks, outcome = result.stdout.strip().split("\n\n")
+    # (a run of 10 takes at least 4 tiles of one colour: no game is won in 3 moves)
+    assert outcome == "no result after 3 moves" and len(blocks) == 3
+    hands = {"white": None, "black": None}
+    for n, block in enumerate(blocks):
+        lines = block.splitlines()
+        colour, _, value, _, cell = lines[0].split("  [")[0].split()
+        assert colour == ("white", "black")[n % 2], lines[0]
+        x, y = map(int, cell.strip("()").split(","))
+        xs = [int(v) for v in lines[1].split()]
+        field = {int(line[:5]): line[6:] for line in lines[2:-1]}
+        marked = [(xs[i], row) for row, text in field.items()
+                  for i in range(len(xs)) if text[5 * i:5 * i + 4].startswith("[")]
+        assert marked == [(x, y)], block
+        i = xs.index(x)
+        assert field[y][5 * i:5 * i + 4] == f"[{colour[0].upper()}{value}]", block
+        white, black = lines[-1].split("   black: ")
+        now = {"white": [int(v) for v in white.removeprefix("white: ").split()],
+               "black": [int(v) for v in black.split()]}
+        for who, held in now.items():
+            before = hands[who]
+            if before is None:  # a player's row as first shown: its 15 tiles, less the one played
+                full = held + [int(value)] if who == colour else held
+                assert sorted(full) == [1] * 5 + [2] * 5 + [3] * 5, block
+            elif who == colour:
+                assert held in (before[1:], before[:-1]) and int(value) in (before[0], before[-1]), block
+            else:
+                assert held == before, block
+        hands = now
+
+
+def test_play_json_on_a_terminal_draws_the_game_on_stderr(monkeypatch):
+    """On a terminal, ``ten play --json`` still draws the game for the person watching, on
+    stderr: stdout holds the JSON alone (docs/cli.md: --json's output is on stdout, notes on
+    stderr)."""
+    from cli import console
+
+    monkeypatch.setattr(console, "terminal", lambda: True)
+    result = runner.invoke(app, ["ten", "play", "--seed", "1", "--depth", "1", "--max-plies", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert len(answer["moves"]) == 2
+    assert result.stderr.count(" plays ") == 2 and "white: " in result.stderr
+
+
+def test_play_defaults_are_the_documented_ones(monkeypatch):
+    """docs/cli.md: open rows, depth 4, 2 s a move and 120 moves unless told otherwise; a
+    depth is 1 to 12."""
+    import cli.ten_cmds
+
+    asked = []
+    real = cli.ten_cmds.play_game
+    monkeypatch.setattr(cli.ten_cmds, "play_game", lambda seed, variant, depth, limit, plies, on_move:
+                        asked.append((variant, depth, limit, plies)) or real(seed, variant, 1, 1.0, 1, on_move))
+    assert runner.invoke(app, ["ten", "play", "--seed", "1", "--json"]).exit_code == 0
+    assert asked == [("open", 4, 2.0, 120)]
+    for depth in ("0", "13"):
+        result = runner.invoke(app, ["ten", "play", "--seed", "1", "--depth", depth])
+        assert result.exit_code == 2 and f"1 to 12, got {depth}" in (result.stderr or result.output)
+
+
+def test_solve_hidden_text_gives_the_chance_and_the_cell_for_each_draw(tmp_path):
+    """Hidden stacks: white draws one of its two tiles, each at even odds (docs/ten.md). A 2
+    ends white's row 3 + 3 + 2 at 10, on (3,0) or (-1,0); a 1 cannot win at once. So white wins
+    within 1 ply with probability 1/2, and the text names, for a drawn 2, a cell that wins."""
+    position = {"format": "tenfold.ten/1", "variant": "hidden", "to_move": "white",
+                "tiles": [{"x": 0, "y": 0, "colour": "white", "value": 3},
+                          {"x": 1, "y": 0, "colour": "white", "value": 3},
+                          {"x": 2, "y": 0, "colour": "white", "value": 2},
+                          {"x": 0, "y": 1, "colour": "black", "value": 1}],
+                "stacks": {"white": {"1": 1, "2": 1, "3": 0}, "black": {"1": 0, "2": 0, "3": 1}}}
+    result = runner.invoke(app, ["ten", "solve", write(tmp_path, position), "--depth", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "probability that white wins within 1 plies: 0.500000" in lines
+    assert any(line in lines for line in ("  if white draws a 2: play it on (3,0)",
+                                          "  if white draws a 2: play it on (-1,0)")), lines
