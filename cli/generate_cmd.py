@@ -84,9 +84,9 @@ def generate(
     Path(str(out) + ".partial.jsonl").unlink(missing_ok=True)
     seconds = time.perf_counter() - started
     if json_out:
-        emit_json(summary_json(report, out, seconds))
+        emit_json(summary_json(report, raw_out, seconds))  # the pack's path as --out named it (docs/json.md)
     else:
-        typer.echo(closing_table(report, out, seconds))
+        typer.echo(closing_table(report, raw_out, seconds))
 
 
 def _on_a_terminal(text: str) -> None:
@@ -95,7 +95,7 @@ def _on_a_terminal(text: str) -> None:
         console.say("\r\033[K" + text)  # on a line of its own: the bar's, cleared (drawn again at its next step)
 
 
-def summary_json(report: PackReport, out: Path, seconds: float) -> dict:
+def summary_json(report: PackReport, out: str | Path, seconds: float) -> dict:
     """The closing table's figures for a script (docs/json.md's ``generate``)."""
     levels = report.pack["levels"]
     limits = [lv["limit"] for lv in levels]
@@ -114,7 +114,7 @@ def summary_json(report: PackReport, out: Path, seconds: float) -> dict:
     }
 
 
-def closing_table(report: PackReport, out: Path, seconds: float | None = None) -> str:
+def closing_table(report: PackReport, out: str | Path, seconds: float | None = None) -> str:
     kept = len(report.pack["levels"])
     lines = [f"wrote {out}: {kept} level{'s' * (kept != 1)} from {report.candidates} candidates"]
     lines.append("grade     levels")

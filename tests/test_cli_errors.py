@@ -1754,3 +1754,35 @@ def test_show_gives_a_levels_limit_and_tokens_and_a_packs_count_of_levels(tmp_pa
             "levels": [level_data(id=name) for name in ("a", "b", "c")]}
     shown = runner.invoke(app, ["show", write(tmp_path, "pack.json", pack)])
     assert shown.exit_code == 0 and shown.stdout.startswith("pack pk: Three levels (3 levels)\n"), shown.output
+
+
+@pytest.mark.parametrize("command", ["generate", "export", "render", "serve"])
+def test_each_command_whose_work_is_its_files_passes_over_a_closed_stdout(command, monkeypatch):
+    """docs/cli.md: a closed stdout is an error, but for generate, export, render and serve
+    without --json, whose work is their files: those run, their lines passed over; with --json
+    (and for a command that answers on stdout) it is one line on stderr and exit 2."""
+    import sys
+
+    import cli.main
+
+    monkeypatch.setattr(sys, "stdout", None)
+    cli.main._closed_streams([command, "IN", "--out", "OUT"])
+    assert sys.stdout is not None and sys.stdout.name == os.devnull
+    sys.stdout.close()
+    for argv in ([command, "IN", "--out", "OUT", "--json"], ["show", "IN"]):
+        monkeypatch.setattr(sys, "stdout", None)
+        with pytest.raises(SystemExit) as done:
+            cli.main._closed_streams(argv)
+        assert done.value.code == 2
+
+
+def test_generate_names_an_out_too_long_for_the_file_system_in_a_lines_length(tmp_path):
+    """docs/cli.md: a long value is clipped to its ends. A --out folder past the file system's
+    name limit is named with its option and the system's reason, the path clipped (it was the
+    whole path, clipped only where the line as a whole is), before any candidate is built."""
+    folder = "x" * 300
+    line = assert_bad_input(runner.invoke(app, ["generate", "halloween", "--count", "1", "--seed", "1",
+                                                "--out", str(tmp_path / folder / "p.json")]),
+                            "error: --out: ", "File name too long")
+    assert len(line) < 200 and folder not in line and line.endswith("/p.json: File name too long")
+    assert list(tmp_path.iterdir()) == []

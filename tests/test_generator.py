@@ -915,3 +915,103 @@ def test_a_run_stops_judging_at_the_candidate_that_fills_the_pack(base_pack, tmp
     assert [i for i, _ in heard] == list(range(len(heard))) and report.candidates == len(heard)
     assert heard[-1][1] == COUNT and all(accepted < COUNT for _, accepted in heard[:-1])
     assert report.candidates == COUNT + sum(report.rejected.values())
+
+
+def _hand_made_report(levels: int = 4):
+    """A run's report made by hand: (the first ``levels`` of) four levels of one tray of three
+    pieces, limits 2, 3, 1, 3; two easy, then two hard."""
+    from generator.pack import PackReport
+
+    tray = [["1x1", "1x2", "1x3"]]
+    pack = {"id": "halloween-7", "title": "Halloween pack 7",
+            "levels": [{"trays": tray, "limit": n} for n in (2, 3, 1, 3)][:levels]}
+    rejected = Counter()
+    rejected["duplicate (mirror images and turns included)"] += 1  # inserted first, the least frequent
+    rejected["proof budget exceeded"] += 5
+    rejected["grade not wanted (hard)"] += 2
+    per_grade = Counter(easy=min(levels, 2), hard=max(levels - 2, 0))
+    return PackReport(pack, per_grade, rejected, levels + 8, [100, 200, 300, 404][:levels],
+                      400_000, [0.5, 1.0, 2.0, 4.5][:levels])
+
+
+def test_the_json_summary_counts_a_hand_made_report():
+    """docs/json.md's ``generate``: every grade counted (0 for the ones not kept), the median of
+    four limits is the mean of the middle two, proof means (not medians) over the levels, this
+    run's seconds to 3 decimals, rejections most frequent first."""
+    from pathlib import Path
+
+    from cli.generate_cmd import summary_json
+
+    summary = summary_json(_hand_made_report(), Path("out/p.json"), 12.34567)
+    assert summary == {
+        "out": "out/p.json", "id": "halloween-7", "levels": 4, "candidates": 12,
+        "per_grade": {"easy": 2, "medium": 0, "hard": 2, "expert": 0},
+        "limits": {"min": 1, "median": 2.5, "max": 3},
+        "proof_nodes_mean": 251.0, "proof_node_budget": 400_000, "proof_seconds_mean": 2.0, "seconds": 12.346,
+        "rejected": [{"reason": "proof budget exceeded", "count": 5}, {"reason": "grade not wanted (hard)", "count": 2},
+                     {"reason": "duplicate (mirror images and turns included)", "count": 1}]}
+    assert list(summary) == ["out", "id", "levels", "candidates", "per_grade", "limits", "proof_nodes_mean",
+                             "proof_node_budget", "proof_seconds_mean", "seconds", "rejected"]  # the table's order
+
+
+def test_the_closing_table_of_a_hand_made_report():
+    """The closing table says the same figures: levels (one level, two levels) and candidates,
+    each grade's count, the mean proof effort in nodes and seconds, the run's time, the limits,
+    and the rejections most frequent first."""
+    from pathlib import Path
+
+    from cli.generate_cmd import closing_table
+
+    assert closing_table(_hand_made_report(), Path("out/p.json"), 12.34567).splitlines() == [
+        "wrote out/p.json: 4 levels from 12 candidates",
+        "grade     levels",
+        "easy           2",
+        "medium         0",
+        "hard           2",
+        "expert         0",
+        "proof effort: mean 251 nodes (budget 400,000), 2.00 s per accepted level",
+        "run time: 12.3 s for 12 candidates (resumed ones take none)",
+        "placement limits 1-3 (median 2.5) of 3 pieces: lines reach at most tray 1 of 1",
+        "rejected candidates:",
+        "      5  proof budget exceeded",
+        "      2  grade not wanted (hard)",
+        "      1  duplicate (mirror images and turns included)",
+    ]
+    assert closing_table(_hand_made_report(2), Path("p.json")).startswith("wrote p.json: 2 levels from 10 ")
+    assert closing_table(_hand_made_report(1), Path("p.json")).startswith("wrote p.json: 1 level from 9 ")
+
+
+def test_a_shortfall_prints_no_json_and_its_notes_and_error_go_to_stderr(tmp_path, monkeypatch):
+    """docs/json.md: a generate whose candidates run out prints no JSON, one ``error:`` line and
+    exit 1; docs/cli.md: notes go to stderr. stdout stays empty, with --json or without."""
+    import cli.generate_cmd
+    from generator.pack import Shortfall
+
+    def runs_out(*args, note, **kw):
+        note("a note from the run")
+        raise Shortfall(0, 1, 2, Counter({"grade not wanted (hard)": 2}), 400_000)
+
+    monkeypatch.setattr(cli.generate_cmd, "generate_pack", runs_out)
+    for extra in ([], ["--json"]):
+        result = CliRunner().invoke(app, ["generate", "halloween", "--count", "1", "--seed", "1",
+                                          "--out", str(tmp_path / "p.json"), *extra])
+        assert result.exit_code == 1 and result.stdout == "", result.output
+        lines = result.stderr.splitlines()
+        assert lines[0] == "note: a note from the run" and len(lines) == 2, lines
+        assert lines[1].startswith("error: only 0 of 1 levels found in 2 candidates (2 grade not wanted (hard))")
+        assert not (tmp_path / "p.json").exists()
+
+
+def test_the_connecting_line_is_drawn_on_a_terminal_only(monkeypatch, capsys):
+    """docs/cli.md: on a terminal a line says generate is connecting to the Dask scheduler; off
+    one (a log, a pipe), nothing: a log reads the error alone."""
+    import cli.console
+    from cli.generate_cmd import _on_a_terminal
+
+    monkeypatch.setattr(cli.console, "terminal", lambda: False)
+    _on_a_terminal("connecting to the Dask scheduler at tcp://127.0.0.1:1")
+    assert capsys.readouterr() == ("", "")
+    monkeypatch.setattr(cli.console, "terminal", lambda: True)
+    _on_a_terminal("connecting to the Dask scheduler at tcp://127.0.0.1:1")
+    said = capsys.readouterr()
+    assert said.out == "" and said.err.endswith("connecting to the Dask scheduler at tcp://127.0.0.1:1\n")

@@ -185,6 +185,26 @@ def test_an_interrupt_wrapped_or_outside_the_command_says_interrupted(monkeypatc
     assert seen == [entry._LOADED] and entry.STARTED is None
 
 
+def test_an_error_raised_while_an_interrupt_is_handled_says_interrupted(monkeypatch, capsys):
+    """A Ctrl-C whose way out fails in turn (an error in a ``finally`` it passes through: Python
+    chains the interrupt as that error's context, not its cause) is still the interrupt:
+    'interrupted', exit 130, not the second error's traceback."""
+    import cli.entry as entry
+    import cli.main
+
+    def run():
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(cli.main, "main", run)
+    with pytest.raises(SystemExit) as done:
+        run_entry(entry)
+    assert done.value.code == 130
+    assert capsys.readouterr().err == "interrupted\n"
+
+
 def run_entry(entry) -> None:
     """The console script's ``main``, with the SIGINT handler it sets put back after."""
     previous = signal.getsignal(signal.SIGINT)

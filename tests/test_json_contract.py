@@ -291,7 +291,8 @@ def test_generate(tmp_path, count):
     the first six turned down."""
     from collections import Counter
 
-    summary = run("generate", "sultan", "--count", count, "--seed", 1, "--out", tmp_path / "a.json", "--json")
+    named = f"{tmp_path}/./a.json"  # reported as named (a Path would drop the "./")
+    summary = run("generate", "sultan", "--count", count, "--seed", 1, "--out", named, "--json")
     assert_shape(summary, "`generate`")
     plain = runner.invoke(app, ["generate", "sultan", "--count", str(count), "--seed", "1",
                                 "--out", str(tmp_path / "b.json")])
@@ -299,7 +300,8 @@ def test_generate(tmp_path, count):
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     pack = json.loads((tmp_path / "a.json").read_text())
     limits = sorted(lv["limit"] for lv in pack["levels"])
-    assert summary["out"] == str(tmp_path / "a.json") and summary["id"] == pack["id"]
+    assert summary["out"] == named and summary["id"] == pack["id"]
+    assert plain.stdout.startswith(f"wrote {tmp_path / 'b.json'}: {count} levels from ")
     assert summary["levels"] == len(pack["levels"]) == count
     assert summary["per_grade"] == {g: Counter(lv["grade"] for lv in pack["levels"])[g]
                                     for g in ("easy", "medium", "hard", "expert")}
@@ -542,3 +544,14 @@ def test_serve_errors_are_one_key(served):
         assert got == status and not problems(answer, "`error`"), (path, got, answer)
     got, answer = raw_exchange(*served, b"POST /hint HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n{}")
     assert got == 413 and not problems(answer, "`error`"), answer
+
+
+def test_keys_come_in_the_order_their_table_lists_them(tmp_path):
+    """docs/json.md: "Keys come in the order listed", read off the JSON text itself (json.loads
+    keeps it); the shape checks above look at the keys, not at their order."""
+    moves = write(tmp_path, "moves.json", [{"piece": "1x1", "row": 0, "col": 0}])
+    for args, shape in ((["tray", "--rules", "halloween", "--tray", "1x1", "--json"], "tray_answer"),
+                        (["replay", "--rules", "halloween", "--moves", moves, "--json"], "replay")):
+        data = run(*args)
+        listed = [key.rstrip("?") for key in SHAPES[shape]]
+        assert list(data) == [key for key in listed if key in data], (shape, list(data))

@@ -275,3 +275,35 @@ def test_each_page_of_a_cut_pack_counts_the_whole_pack(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     for name in ("index.html", "page-2.html", "page-3.html"):
         assert "</code> · 12 levels</p>" in (tmp_path / "site" / name).read_text(), name
+
+
+def test_each_frame_counts_the_moves_points_and_the_tokens_left():
+    """A caption's ``+N`` is that move's points, not the score so far, and each frame holds the
+    tokens left after its move. Worked out by hand from RULES.md (Arabic, standard: 3 tokens,
+    +100 for each one left): ``1x2`` at 0,8 completes row 0, 2 cells + 100 for one zone = 102
+    (no flow bonus: no turn before it cleared); the removal spends a token and scores nothing; the
+    ``1x1`` scores 1 cell. Each frame's score is the points so far plus 100 per token left."""
+    from solver.level import parse_level
+
+    data = {"format": "tenfold.level/1", "id": "t", "variant": "arabic", "mode": "standard",
+            "board": ["########.."] + ["." * 10] * 4 + ["....." + "#" + "...."] + ["." * 10] * 4,
+            "trays": [["1x2", "1x1"]], "goals": [{"score": 1}],
+            "solution": [{"piece": "1x2", "row": 0, "col": 8}, {"token": "remove", "row": 5, "col": 5},
+                         {"piece": "1x1", "row": 9, "col": 9}]}
+    frames = solution_frames(parse_level(data))
+    assert [f.caption for f in frames] == ["start", "1x2 at 0,8 +102", "token remove 5,5", "1x1 at 9,9 +1"]
+    assert [f.points for f in frames] == [0, 102, 0, 1]
+    assert [f.tokens for f in frames] == [3, 3, 2, 2]
+    assert [f.score for f in frames] == [300, 402, 302, 303]
+
+
+def test_a_level_without_a_solution_is_named_when_its_frames_are_asked_for():
+    """``solution_frames`` of a level with no stored solution names the level (a library caller's
+    pack of many levels; render and export check first and say so themselves)."""
+    from solver.errors import RulesError
+    from solver.level import parse_level
+
+    data = {"format": "tenfold.level/1", "id": "bare", "variant": "halloween", "mode": "campaign",
+            "board": ["." * 10] * 10, "trays": [["1x1"]], "goals": [{"score": 1}]}
+    with pytest.raises(RulesError, match="^level bare: has no solution"):
+        solution_frames(parse_level(data))
