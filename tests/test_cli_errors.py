@@ -1702,6 +1702,35 @@ def test_a_drawn_board_puts_each_cell_under_its_column_and_beside_its_row():
             assert [line[ruler.index(str(c))] for c in range(10)] == expected, (ruler, line)
 
 
+def test_a_drawn_board_takes_colour_from_stdout_being_a_terminal_unless_told(monkeypatch):
+    """The board is written to stdout, so colour follows stdout (a terminal), not stderr; an
+    explicit ``colour`` wins either way. Coloured or not, the same characters are drawn."""
+    import io
+    import re
+    import sys
+
+    from cli.draw import draw_board
+    from solver.bitboard import bb_cell
+    from solver.board import parse_board
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    board = parse_board("/".join(["S..#.....P"] + ["." * 10] * 9))
+    plain = draw_board(board, bb_cell(5, 5), colour=False)
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    coloured = draw_board(board, bb_cell(5, 5))
+    assert "\x1b[" in coloured and re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+    assert draw_board(board, bb_cell(5, 5), colour=False) == plain
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert draw_board(board, bb_cell(5, 5)) == plain
+    assert re.sub(r"\x1b\[[0-9;]*m", "", draw_board(board, bb_cell(5, 5), colour=True)) == plain
+    assert "\x1b[" in draw_board(board, bb_cell(5, 5), colour=True)
+
+
 def test_tray_text_shows_each_step_on_the_board_it_lands_on_and_counts_the_safe_moves():
     """Halloween, hand counted (RULES.md): with a clearing placement just before (--streak 1),
     a 1x1 that fills row 0 scores 1 + 10 + 5; the second 1x1 then clears nothing (+1). Each

@@ -195,6 +195,31 @@ def test_board_round_trip_of_every_character():
     assert Board().text() == "/".join(["." * 10] * 10)
 
 
+def _neighbours(r: int, c: int) -> list[tuple[int, int]]:
+    return [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)) if 0 <= r + dr < 10 and 0 <= c + dc < 10]
+
+
+@PROFILE
+@given(st.integers(0, (1 << 100) - 1), st.floats(0.0, 1.0), st.integers(0, 2**32 - 1))
+def test_bitboard_cells_neighbours_and_isolated_cells_are_the_cell_by_cell_ones(bits, density, seed):
+    """``solver.bitboard`` held to a cell-by-cell reading of RULES.md's coordinates (cell
+    row*10 + col): the set cells in index order, each once; the cells edge-adjacent to a set
+    (no wrap from column 9 to the next row's column 0, nothing past the board); and the empty
+    cells with no empty edge-neighbour. On uniform bit patterns and on sparse and dense ones."""
+    from solver.bitboard import bb_cell, cell_col, cell_index, cell_row, isolated_empty, scan_cells, spread
+
+    rng = random.Random(seed)
+    sparse = sum(_bit(r, c) for r in range(10) for c in range(10) if rng.random() < density)
+    for bb in (bits, sparse, (1 << 100) - 1 - sparse):
+        cells = [(r, c) for r in range(10) for c in range(10) if bb & _bit(r, c)]
+        assert list(scan_cells(bb)) == [r * 10 + c for r, c in cells]
+        assert [(cell_row(i), cell_col(i)) for i in scan_cells(bb)] == cells
+        assert all(cell_index(r, c) == r * 10 + c and bb_cell(r, c) == _bit(r, c) for r, c in cells)
+        assert spread(bb) == sum({_bit(*n) for r, c in cells for n in _neighbours(r, c)})
+        empty = {(r, c) for r in range(10) for c in range(10)} - set(cells)
+        assert isolated_empty(bb) == sum(1 for r, c in empty if not any(n in empty for n in _neighbours(r, c)))
+
+
 @pytest.mark.parametrize("name", VARIANTS)
 def test_the_streak_runs_a_variant_tells_apart_are_the_reference_scorings(name):
     """``Variant.run_key``, the run every search keys its states on (tray, campaign, compiled),

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 import export_fixtures as fx
 from level_reference import reference_check
+from processes import lines_until
 from cli.answer_cache import AnswerCache
 from cli.api import Api, load_packs
 from cli.main import app
@@ -467,10 +468,7 @@ def test_serve_keeps_a_sigterm_ignored_as_it_started_ignored(packs_dir, tmp_path
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
     try:
-        line, deadline = "", time.monotonic() + 60
-        while "serving" not in line and time.monotonic() < deadline:
-            line = proc.stderr.readline()
-        assert "serving" in line, line
+        lines_until(proc, "serving")  # (fails the test if it never comes)
         os.kill(proc.pid, signal.SIGTERM)
         time.sleep(1)
         assert proc.poll() is None  # still serving
@@ -495,11 +493,11 @@ def test_serve_command_binds_loopback_and_answers(packs_dir, tmp_path):
                              "--db", str(tmp_path / "c.db")],
                             stderr=subprocess.PIPE, text=True)
     try:
-        line = ""
-        deadline = time.monotonic() + 30
-        while "serving" not in line and time.monotonic() < deadline:
-            line = proc.stderr.readline()
+        line = lines_until(proc, "serving", 30)[-1]
         assert "http://127.0.0.1:" in line, line
+        # the fixture's one pack (its loose level is no pack) and the cache with its default size
+        assert line.startswith("serving 1 packs on http://127.0.0.1:"), line
+        assert line.rstrip().endswith(f"(cache: {tmp_path / 'c.db'}, up to 512 MiB)"), line
         port = int(line.split("http://127.0.0.1:")[1].split()[0])
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         assert request(conn, "GET", "/levels/fixture-pack/s1")[1]["mode"] == "sultan"
@@ -633,6 +631,21 @@ def _cors_answers(host: str, port: int) -> None:
 def test_cors_origin_must_be_an_origin(origin):
     result = runner.invoke(app, ["serve", "--port", "0", "--cors-origin", origin])
     assert result.exit_code == 2 and "--cors-origin: expected * or an origin" in result.output, result.output
+
+
+def test_cors_origin_is_a_scheme_host_and_port_alone():
+    """An origin (docs/cli.md: e.g. http://localhost:8080, or *) is http(s), a host and an optional
+    port, and no more: a query, a fragment, a space or a character that is not ASCII makes it no
+    origin a browser sends, and it is refused naming the option and what it was given."""
+    from cli.serve_cmd import check_origin
+    from solver.errors import RulesError
+
+    for origin in ("*", "http://localhost:8080", "https://example.org", "http://127.0.0.1:1"):
+        check_origin(origin)
+    for origin in ("http://x.org?a=1", "http://x.org#top", "http://exämple.org", "http://x .org",
+                   "ws://x.org", "http://x.org/"):
+        with pytest.raises(RulesError, match=r"^--cors-origin: expected \* or an origin like http://localhost:8080 "):
+            check_origin(origin)
 
 
 def test_the_same_question_asked_meanwhile_waits_for_the_one_solve(monkeypatch):

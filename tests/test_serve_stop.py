@@ -3,6 +3,7 @@ never arrives, an answer cache that fails, custom pieces sent for ever, a start 
 
 from __future__ import annotations
 
+import errno
 import http.client
 import json
 import os
@@ -22,6 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 import export_fixtures as fx
+from processes import lines_until
 from cli.answer_cache import AnswerCache
 from cli.api import Api, Response
 from cli.main import app
@@ -136,10 +138,7 @@ def serve_process(tmp_path, db: Path):
     proc = subprocess.Popen([tenfold, "serve", "--port", "0", "--packs", str(packs), "--db", str(db)],
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    said = [proc.stderr.readline()]
-    while said[-1] and "http://127.0.0.1:" not in said[-1]:  # notes come first
-        said.append(proc.stderr.readline())
-    assert "http://127.0.0.1:" in said[-1], said
+    said = lines_until(proc, "http://127.0.0.1:")  # notes come first
     return proc, int(said[-1].split("http://127.0.0.1:")[1].split()[0]), said
 
 
@@ -584,6 +583,112 @@ def test_a_cache_path_that_cannot_be_made_is_an_error_naming_the_option(tmp_path
     result = CliRunner().invoke(app, ["serve", "--port", "0", "--db", str(blocker / "sub" / "answers.sqlite3")])
     assert result.exit_code == 2 and f"error: --db: cannot open {blocker}/sub/answers.sqlite3: " in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def _serve_that_cannot_listen(monkeypatch, args):
+    """``serve`` run with its cache and its listening socket stood in for: what it asked of each
+    (the cache's size in bytes; the address), and its result (it cannot listen, so it ends)."""
+    import cli.serve_cmd
+
+    asked = []
+
+    class Cache:
+        def __init__(self, path, max_bytes):
+            asked.append(("cache", max_bytes))
+
+        def close(self) -> None:
+            pass
+
+    def cannot_listen(api, host, port, **options):
+        asked.append(("listen", host, port))
+        raise OSError(errno.EADDRINUSE, "Address already in use")
+
+    monkeypatch.setattr(cli.serve_cmd, "AnswerCache", Cache)
+    monkeypatch.setattr(cli.serve_cmd, "make_server", cannot_listen)
+    return asked, CliRunner().invoke(app, ["serve", *args])
+
+
+def test_serve_binds_loopback_port_8765_with_a_512_mib_cache_unless_told(tmp_path, monkeypatch):
+    """docs/cli.md: ``tenfold serve [--host 127.0.0.1] [--port 8765] ... [--cache-mb N]``, the
+    cache keeping at most N MiB (default 512): 512 * 2**20 bytes; the address it cannot listen on
+    is named, host and port."""
+    packs = ["--packs", str(tmp_path), "--db", str(tmp_path / "c.db")]
+    asked, result = _serve_that_cannot_listen(monkeypatch, packs)
+    assert result.exit_code == 2, result.output
+    assert "error: cannot listen on 127.0.0.1:8765: Address already in use" in result.output
+    assert asked == [("cache", 512 * 1024 * 1024), ("listen", "127.0.0.1", 8765)]
+    asked, result = _serve_that_cannot_listen(monkeypatch, [*packs, "--cache-mb", "3", "--host", "::1", "--port", "9"])
+    assert result.exit_code == 2 and "error: cannot listen on ::1:9: " in result.output, result.output
+    assert asked == [("cache", 3 * 1024 * 1024), ("listen", "::1", 9)]
+
+
+def test_a_cache_path_that_is_a_folder_is_an_error_naming_the_option(tmp_path, monkeypatch):
+    """A --db that names an existing folder can hold no cache: the user's path to fix, exit 2
+    naming --db, as a path that cannot be made is (not the note of a damaged cache file, which is
+    skipped); the folder is left as it was."""
+    import cli.serve_cmd
+
+    def cannot_listen(api, host, port, **options):
+        raise OSError(errno.EADDRINUSE, "Address already in use")
+
+    monkeypatch.setattr(cli.serve_cmd, "make_server", cannot_listen)  # (were the folder taken, it stops here)
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    result = CliRunner().invoke(app, ["serve", "--packs", str(tmp_path), "--db", str(folder)])
+    assert result.exit_code == 2 and f"error: --db: cannot open {folder}: " in result.output, result.output
+    assert "note:" not in result.output
+    assert folder.is_dir() and list(folder.iterdir()) == []
+
+
+def test_a_start_that_cannot_listen_removes_the_new_caches_side_files(tmp_path, monkeypatch):
+    """docs/cli.md: a server that never served leaves no new cache. A new cache's journal and
+    write-ahead files (here left by a cache whose close keeps them) go with it, and the folders
+    made for it."""
+    import cli.serve_cmd
+
+    class Cache:
+        def __init__(self, path, max_bytes):
+            path.parent.mkdir(parents=True)
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                Path(f"{path}{suffix}").write_bytes(b"x")
+
+        def close(self) -> None:
+            pass
+
+    def cannot_listen(api, host, port, **options):
+        raise OSError(errno.EADDRINUSE, "Address already in use")
+
+    monkeypatch.setattr(cli.serve_cmd, "AnswerCache", Cache)
+    monkeypatch.setattr(cli.serve_cmd, "make_server", cannot_listen)
+    result = CliRunner().invoke(app, ["serve", "--packs", str(tmp_path), "--db", str(tmp_path / "a" / "b" / "c.db")])
+    assert result.exit_code == 2 and "cannot listen" in result.output, result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_puts_back_the_signal_handlers_it_found(tmp_path, monkeypatch):
+    """serve takes SIGTERM from the start and SIGINT once it serves; when it returns (here its
+    loop that takes connections failed, exit 1), the handlers it found are back, for whatever
+    called it in the same process."""
+    from cli.http_server import ApiServer
+
+    def broken(self, stop):
+        raise RuntimeError("the loop broke")
+
+    monkeypatch.setattr(ApiServer, "accept_until", broken)
+    monkeypatch.setattr(threading, "excepthook", lambda args: None)
+
+    def mine(signum, frame):
+        pass
+
+    before = signal.signal(signal.SIGINT, mine), signal.signal(signal.SIGTERM, mine)
+    try:
+        result = CliRunner().invoke(app, ["serve", "--port", "0", "--packs", str(tmp_path), "--db",
+                                          str(tmp_path / "c.db")])
+        assert result.exit_code == 1, result.output
+        assert signal.getsignal(signal.SIGINT) is mine and signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
 
 
 def test_ctrl_c_while_a_level_hint_is_searched_answers_it_then_stops(tmp_path):
