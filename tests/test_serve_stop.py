@@ -585,6 +585,11 @@ def test_a_cache_path_that_cannot_be_made_is_an_error_naming_the_option(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
+def _cannot_listen(api, host, port, **options):
+    """``make_server`` where the address is taken."""
+    raise OSError(errno.EADDRINUSE, "Address already in use")
+
+
 def _serve_that_cannot_listen(monkeypatch, args):
     """``serve`` run with its cache and its listening socket stood in for: what it asked of each
     (the cache's size in bytes; the address), and its result (it cannot listen, so it ends)."""
@@ -599,12 +604,12 @@ def _serve_that_cannot_listen(monkeypatch, args):
         def close(self) -> None:
             pass
 
-    def cannot_listen(api, host, port, **options):
+    def listen(api, host, port, **options):
         asked.append(("listen", host, port))
-        raise OSError(errno.EADDRINUSE, "Address already in use")
+        return _cannot_listen(api, host, port)
 
     monkeypatch.setattr(cli.serve_cmd, "AnswerCache", Cache)
-    monkeypatch.setattr(cli.serve_cmd, "make_server", cannot_listen)
+    monkeypatch.setattr(cli.serve_cmd, "make_server", listen)
     return asked, CliRunner().invoke(app, ["serve", *args])
 
 
@@ -628,10 +633,7 @@ def test_a_cache_path_that_is_a_folder_is_an_error_naming_the_option(tmp_path, m
     skipped); the folder is left as it was."""
     import cli.serve_cmd
 
-    def cannot_listen(api, host, port, **options):
-        raise OSError(errno.EADDRINUSE, "Address already in use")
-
-    monkeypatch.setattr(cli.serve_cmd, "make_server", cannot_listen)  # (were the folder taken, it stops here)
+    monkeypatch.setattr(cli.serve_cmd, "make_server", _cannot_listen)  # (were the folder taken, it stops here)
     folder = tmp_path / "answers"
     folder.mkdir()
     result = CliRunner().invoke(app, ["serve", "--packs", str(tmp_path), "--db", str(folder)])
@@ -655,11 +657,8 @@ def test_a_start_that_cannot_listen_removes_the_new_caches_side_files(tmp_path, 
         def close(self) -> None:
             pass
 
-    def cannot_listen(api, host, port, **options):
-        raise OSError(errno.EADDRINUSE, "Address already in use")
-
     monkeypatch.setattr(cli.serve_cmd, "AnswerCache", Cache)
-    monkeypatch.setattr(cli.serve_cmd, "make_server", cannot_listen)
+    monkeypatch.setattr(cli.serve_cmd, "make_server", _cannot_listen)
     result = CliRunner().invoke(app, ["serve", "--packs", str(tmp_path), "--db", str(tmp_path / "a" / "b" / "c.db")])
     assert result.exit_code == 2 and "cannot listen" in result.output, result.output
     assert list(tmp_path.iterdir()) == []
