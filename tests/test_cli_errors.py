@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -760,8 +761,15 @@ def test_every_integer_option_takes_an_integer_spelled_as_one_within_its_range()
         low = 0 if option.min is None else option.min
         assert option.parser(str(low)) == low and option.parser(f"+{low}") == low, (command, name)
         assert option.parser("0" * 5000 + str(low)) == low  # (leading zeros are no digits of its size)
-        with pytest.raises(typer.BadParameter, match="got an integer of 101 digits"):
+        # (an option with no top to its range is capped at 100 digits: the message says so, where
+        # "expected 0 or more" alone was a range the value was in)
+        cap = re.escape(" (of at most 100 digits)") if option.max is None else ""
+        with pytest.raises(typer.BadParameter, match=f"{cap}, got an integer of 101 digits"):
             option.parser("1" * 101)
+        with pytest.raises(typer.BadParameter, match=f"{cap}, got a negative integer of 101 digits"):
+            option.parser("-" + "1" * 101)
+        if option.max is None:
+            assert option.parser("9" * 100) == int("9" * 100)  # 100 digits: taken
         if option.min is not None:
             with pytest.raises(typer.BadParameter, match=f"expected {option.min:,} (to|or more)"):
                 option.parser(str(option.min - 1))
@@ -809,6 +817,8 @@ def test_an_integer_spelled_otherwise_is_refused_by_the_command(tmp_path):
     assert_bad_input(runner.invoke(app, ["serve", "--port", "1" + "0" * 5000]),
                      "error: --port: expected 0 to 65,535, got an integer of 5,001 digits")
     assert_bad_input(runner.invoke(app, ["ten", "play", "--seed", "1", "--depth", "13"]), "--depth", "1 to 12, got 13")
+    assert_bad_input(runner.invoke(app, ["play", "--rules", "halloween", "--seed", "1" + "0" * 100]),
+                     "error: --seed: expected 0 or more (of at most 100 digits), got an integer of 101 digits")
 
 
 CHECKERED = "/".join(("#." * 5) if r % 2 == 0 else (".#" * 5) for r in range(10))
