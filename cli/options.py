@@ -36,12 +36,13 @@ def int_option(*decls: str, help: str, min: int | None = None, max: int | None =
         expected = (f"{min:,} to {max:,}" if min is not None and max is not None else f"{min:,} or more"
                     if min is not None else f"{max:,} or less" if max is not None else "an integer")
         significant = text.lstrip("+-").lstrip("0") or "0"
+        negative = text.startswith("-")
         if len(significant) > _DIGITS_MOST:  # (past Python's limit for int(), 4,300 digits, its own message)
             # with no top to its range, the cap on digits is the range a value breaks: said with it
             cap = f" (of at most {_DIGITS_MOST} digits)" if max is None else ""
-            raise typer.BadParameter(f"expected {expected}{cap}, got {'a negative' if text.startswith('-') else 'an'}"
+            raise typer.BadParameter(f"expected {expected}{cap}, got {'a negative' if negative else 'an'}"
                                      f" integer of {len(significant):,} digits")
-        number = int(significant) * (-1 if text.startswith("-") else 1)
+        number = int(significant) * (-1 if negative else 1)
         if (min is not None and number < min) or (max is not None and number > max):
             raise typer.BadParameter(f"expected {expected}, got {number}")
         return number

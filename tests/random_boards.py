@@ -11,6 +11,11 @@ MODES = {"halloween": "campaign", "arabic": "standard", "sudoku": "campaign"}
 TIGHT_BOARD = ("##....#..#/#.....#..#/.#.#..####/.#########/##......../"
                "........../.#.##.#.##/....#.#.../#..##.##.#/#..##..###")
 
+def board_rows(empty, fill: str = "#") -> list[str]:
+    """A level's board rows: the (row, col) cells in ``empty`` empty, every other ``fill``."""
+    return ["".join("." if (r, c) in empty else fill for c in range(10)) for r in range(10)]
+
+
 # a board where only column 9 (and the corner cell 0, 0) is free: a 1x5 fits only turned into a 5x1
 COLUMN_9_FREE = ".########./" + "/".join(["#########."] * 9)
 

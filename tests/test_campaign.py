@@ -183,14 +183,19 @@ def test_cli_solve_json(tmp_path, method):
                    "solution": [{"piece": "1x1", "row": 0, "col": 9}]}
 
 
+def pack_data(levels: list) -> dict:
+    """A pack file's JSON holding ``levels``."""
+    return {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
+            "levels": levels}
+
+
 def test_cli_solve_of_a_pack_prints_each_level_as_it_is_answered(tmp_path, monkeypatch):
     """Text ``solve PACK`` prints a level's line as soon as it is answered, not all at the end
     (a run of hours killed, or failing, on level 3 had shown nothing): here the third level's
     solve fails, and the first two lines are out, as ``solve --level`` gives each."""
     import cli.campaign_cmds as cmds
 
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
-            "levels": [pumpkin_level(id=name) for name in ("one", "two", "three")]}
+    pack = pack_data([pumpkin_level(id=name) for name in ("one", "two", "three")])
     path = write(tmp_path, pack)
     alone = [runner.invoke(app, ["solve", path, "--level", name]).stdout.splitlines()[0] for name in ("one", "two")]
     real = cmds.solve_one
@@ -215,8 +220,7 @@ def test_cli_verify_correct_level(tmp_path):
 
 def test_cli_verify_one_level_of_a_pack(tmp_path):
     """--level verifies that level alone: the other one's false claim is not looked at."""
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
-            "levels": [pumpkin_level(id="good"), pumpkin_level(id="bad", best={"score": 12, "proof": "optimal"})]}
+    pack = pack_data([pumpkin_level(id="good"), pumpkin_level(id="bad", best={"score": 12, "proof": "optimal"})])
     path = write(tmp_path, pack)
     good = runner.invoke(app, ["verify", path, "--level", "good"])
     assert good.exit_code == 0 and good.stdout.startswith("ok   good:") and good.stdout.count("\n") == 1
@@ -526,8 +530,7 @@ def test_cli_verify_ctrl_c_gives_no_verdict_for_the_level_cut_short(tmp_path, py
     data = open_level_data()
     data["solution"] = [{"piece": "3x3", "row": 0, "col": 0}]
     data["best"] = {"score": 200, "proof": "optimal", "bound": 200}
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
-            "levels": [pumpkin_level(id="first"), data]}
+    pack = pack_data([pumpkin_level(id="first"), data])
     watch.WATCHERS.append(ctrl_c_after(2))
     try:
         result = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "3600"])
@@ -601,8 +604,7 @@ def test_verify_judges_claims_a_search_cut_short_can_still_settle(tmp_path):
         assert verdict.status == status and verdict.ok == (status == "ok"), (best, verdict)
         if status == "open":
             assert verdict.line().startswith("OPEN ") and "could not re-prove" in verdict.line()
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
-            "levels": [{**data, "id": f"l{i}", "best": best, "solution": line} for i, (best, _) in enumerate(cases)]}
+    pack = pack_data([{**data, "id": f"l{i}", "best": best, "solution": line} for i, (best, _) in enumerate(cases)])
     result = runner.invoke(app, ["verify", write(tmp_path, pack), "--time-limit", "0.3", "--json"])
     assert result.exit_code == 1, result.output
     verdicts = json.loads(result.stdout)
@@ -732,6 +734,12 @@ def test_verify_refutes_a_stored_solution_that_misses_the_score_goal():
     assert verify_level(parse_level(unclaimed_pumpkin_level()), time_limit=30).ok
 
 
+def unwinnable_level() -> dict:
+    """A pumpkin level whose one 2x2 clears no pumpkin, with no solution or best stored."""
+    level = pumpkin_level(goals=[{"pumpkins": True}], trays=[["2x2"]], id="none")
+    return {k: v for k, v in level.items() if k not in ("solution", "best")}
+
+
 def test_cli_solve_of_a_pack_sums_up_solvable_proven_and_unknown(tmp_path):
     """The summary under a pack's lines, counted by hand: "good" is solvable and proven optimal,
     "none" proven infeasible (proven, not solvable: its 2x2 clears no pumpkin), "unknown" cut short
@@ -741,11 +749,9 @@ def test_cli_solve_of_a_pack_sums_up_solvable_proven_and_unknown(tmp_path):
     found = json.loads(runner.invoke(app, ["solve", write(tmp_path, open_level_data()), *cut, "--json"]).stdout)
     goal = found["best_score"] + 1
     assert found["proof"] == "bound" and goal <= found["bound"]
-    none = {k: v for k, v in pumpkin_level(goals=[{"pumpkins": True}], trays=[["2x2"]], id="none").items()
-            if k not in ("solution", "best")}
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
-            "levels": [pumpkin_level(id="good"), none, {**open_level_data(), "id": "unknown",
-                                                        "goals": [{"score": goal}]}]}
+    none = unwinnable_level()
+    pack = pack_data([pumpkin_level(id="good"), none, {**open_level_data(), "id": "unknown",
+                                                        "goals": [{"score": goal}]}])
     result = runner.invoke(app, ["solve", write(tmp_path, pack, "pack.json"), *cut])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
@@ -759,15 +765,13 @@ def test_cli_solve_grade_gives_a_grading_line_for_an_unsolvable_level_too(tmp_pa
     """--grade: "a line after the level's" (docs/cli.md), for one level as for each level of a
     pack; a level no line wins (its 2x2 clears no pumpkin) has nothing to grade, and says so in
     that line, the same alone as in its pack (where it is indented under the level)."""
-    none = {k: v for k, v in pumpkin_level(goals=[{"pumpkins": True}], trays=[["2x2"]], id="none").items()
-            if k not in ("solution", "best")}
+    none = unwinnable_level()
     alone = runner.invoke(app, ["solve", write(tmp_path, none), "--grade"])
     assert alone.exit_code == 0, alone.output
     lines = alone.stdout.splitlines()
     assert len(lines) == 2 and lines[0].split()[:2] == ["none", "solvable=no"], lines
     assert lines[1].startswith("grading: ")
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
-            "levels": [none, pumpkin_level(id="good")]}
+    pack = pack_data([none, pumpkin_level(id="good")])
     listed = runner.invoke(app, ["solve", write(tmp_path, pack, "pack.json"), "--grade"]).stdout.splitlines()
     assert listed[1] == "  " + lines[1]
 
@@ -775,8 +779,7 @@ def test_cli_solve_grade_gives_a_grading_line_for_an_unsolvable_level_too(tmp_pa
 def test_cli_solve_of_a_pack_shows_no_progress_bar_off_a_terminal(tmp_path):
     """docs/cli.md: the progress bar and status lines are for a terminal; a pack solved into a
     pipe or a log writes its lines and summary on stdout and nothing on stderr."""
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
-            "levels": [pumpkin_level(id="one"), pumpkin_level(id="two")]}
+    pack = pack_data([pumpkin_level(id="one"), pumpkin_level(id="two")])
     result = runner.invoke(app, ["solve", write(tmp_path, pack, "pack.json")])
     assert result.exit_code == 0, result.output
     assert len(result.stdout.splitlines()) == 3
@@ -790,8 +793,7 @@ def test_cli_solve_of_a_pack_on_a_terminal_keeps_the_bar_and_its_clearing_on_std
 
     monkeypatch.setattr(console, "terminal", lambda: True)
     monkeypatch.setattr(console, "STATUS_EVERY", 0.0)
-    pack = {"format": "tenfold.pack/1", "id": "p", "title": "t", "generator": {"seed": 1, "version": "x"},
-            "levels": [open_level_data(), pumpkin_level(id="two")]}
+    pack = pack_data([open_level_data(), pumpkin_level(id="two")])
     result = runner.invoke(app, ["solve", write(tmp_path, pack, "pack.json"), "--node-limit", "20000",
                                  "--time-limit", "3600"])
     assert result.exit_code == 0, result.output

@@ -23,7 +23,7 @@ from solver.moves import Placement, TokenUse
 from solver.pieces import get_piece, placements
 from solver.variants import find_variant
 
-from random_boards import MODES, dress
+from random_boards import MODES, board_rows, dress
 from shared_memo import shared_cache
 from tiers import DEEP, seeds
 
@@ -1074,7 +1074,7 @@ def test_a_piece_that_only_fits_turned_spends_the_rotate_token():
     """Hand-made: the 1x3 fits only upright, in column 0's three holes, completing column 0 and
     rows 0-2 at once: 3 cells + 1,200 (four zones, Arabic) = 1,203, the one token spent."""
     holes = {(0, 0), (1, 0), (2, 0), (8, 2), (9, 1)} | {(r, r) for r in range(3, 10)}
-    board = ["".join("." if (r, c) in holes else "#" for c in range(10)) for r in range(10)]
+    board = board_rows(holes)
     level = parse_level({
         "format": "tenfold.level/1", "id": "turn", "variant": "arabic", "mode": "standard",
         "board": board, "trays": [["1x3"]], "goals": [{"place_all": True}], "limit": 1, "tokens": 1,

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from level_reference import REDEALS, reference_best, reference_check
 from reference_rules import RefGame
-from random_boards import MODES, dress, random_goals
+from random_boards import MODES, board_rows, dress, random_goals
 from shared_memo import shared_cache
 from solver.campaign import PROOF_INFEASIBLE, PROOF_OPTIMAL, solve_level
 from solver.campaign_cpsat import solve_level_cpsat
@@ -498,13 +498,9 @@ def test_cpsat_stopped_at_its_first_line_claims_only_a_bound(monkeypatch):
     assert short >= 3  # the levels still test a first line short of the best
 
 
-def _stones_but(cells: set) -> list[str]:
-    return ["".join("." if (r, c) in cells else "S" for c in range(10)) for r in range(10)]
-
-
 def _two_swaps_level() -> dict:
     return {"format": "tenfold.level/1", "id": "swap2", "variant": "sudoku", "mode": "campaign",
-            "board": _stones_but({(0, 0), (0, 1), (9, 9)}), "trays": [["1x2", "3x3"]],
+            "board": board_rows({(0, 0), (0, 1), (9, 9)}, "S"), "trays": [["1x2", "3x3"]],
             "reserve": ["3x3", "1x1"], "tokens": 2, "goals": [{"score": 0}]}
 
 
@@ -527,7 +523,7 @@ def test_a_reroll_after_a_reroll_draws_past_every_piece_the_first_drew():
     300 + 1. Two 3x3s, reserve 1x1, 3x3, 1x1, two tokens: reroll both (1x1, 3x3), place the
     1x1, reroll the 3x3 (the reserve's third piece, 1x1), place it: 602."""
     data = {"format": "tenfold.level/1", "id": "reroll2", "variant": "arabic", "mode": "standard",
-            "board": _stones_but({(0, 0), (9, 9)}), "trays": [["3x3", "3x3"]],
+            "board": board_rows({(0, 0), (9, 9)}, "S"), "trays": [["3x3", "3x3"]],
             "reserve": ["1x1", "3x3", "1x1"], "tokens": 2, "goals": [{"score": 0}]}
     expected = reference_best(data)
     assert expected == 602
@@ -552,7 +548,7 @@ def test_the_search_bound_counts_the_reserve_a_token_may_draw():
     from solver.campaign import CampaignSearch
 
     data = {"format": "tenfold.level/1", "id": "bound-reserve", "variant": "arabic", "mode": "standard",
-            "board": _stones_but({(0, 0), (0, 1)}), "trays": [["1x1"]], "limit": 1,
+            "board": board_rows({(0, 0), (0, 1)}, "S"), "trays": [["1x1"]], "limit": 1,
             "reserve": ["1x2"], "tokens": 1, "goals": [{"score": 0}]}
     assert reference_best(data) == 602
     assert CampaignSearch(parse_level(data)).start_bound() >= 602

@@ -388,9 +388,9 @@ def test_show_names_a_missing_file_or_a_folder(tmp_path):
     assert_bad_input(runner.invoke(app, ["show", "/".join(rows)]), "row 9", "11")
 
 
-def pack_file(tmp_path, *ids: str) -> str:
+def pack_file(tmp_path, *ids: str, title: str = "Pack") -> str:
     """A pack of ``level_data`` levels with these ids, written to pack.json."""
-    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Pack", "generator": {"seed": 1, "version": "t"},
+    pack = {"format": "tenfold.pack/1", "id": "pk", "title": title, "generator": {"seed": 1, "version": "t"},
             "levels": [level_data(id=level_id) for level_id in ids]}
     return write(tmp_path, "pack.json", pack)
 
@@ -1560,8 +1560,7 @@ def test_export_refuses_a_pack_of_no_levels_and_writes_nothing(tmp_path):
 def test_a_pack_exported_onto_an_existing_file_says_a_pack_needs_a_folder(tmp_path):
     """A whole pack is a file per level in a folder: an --out that is a file already (or a
     device) is refused saying so, and the file is left as it was."""
-    pack = write(tmp_path, "pack.json", {"format": "tenfold.pack/1", "id": "p", "title": "t",
-                                         "generator": {"seed": 1, "version": "1"}, "levels": [level_data()]})
+    pack = pack_file(tmp_path, "one")
     existing = tmp_path / "notes"
     existing.write_text("mine")
     assert_bad_input(runner.invoke(app, ["export", pack, "--format", "json", "--out", str(existing)]),
@@ -1716,7 +1715,6 @@ def test_a_drawn_board_takes_colour_from_stdout_being_a_terminal_unless_told(mon
     """The board is written to stdout, so colour follows stdout (a terminal), not stderr; an
     explicit ``colour`` wins either way. Coloured or not, the same characters are drawn."""
     import io
-    import re
     import sys
 
     from cli.draw import draw_board
@@ -1789,9 +1787,7 @@ def test_show_gives_a_levels_limit_and_tokens_and_a_packs_count_of_levels(tmp_pa
     result = runner.invoke(app, ["show", write(tmp_path, "level.json", level)])
     assert result.exit_code == 0, result.output
     assert "limit: 7 placements  tokens: 2  goals: score 100" in result.stdout.splitlines()
-    pack = {"format": "tenfold.pack/1", "id": "pk", "title": "Three levels", "generator": {"seed": 1, "version": "t"},
-            "levels": [level_data(id=name) for name in ("a", "b", "c")]}
-    shown = runner.invoke(app, ["show", write(tmp_path, "pack.json", pack)])
+    shown = runner.invoke(app, ["show", pack_file(tmp_path, "a", "b", "c", title="Three levels")])
     assert shown.exit_code == 0 and shown.stdout.startswith("pack pk: Three levels (3 levels)\n"), shown.output
 
 

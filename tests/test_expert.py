@@ -743,21 +743,17 @@ def test_lookahead_samples_every_stratum_as_allocated(monkeypatch):
     own rounds; drawing them all from the common stratum would never meet the trays that end
     games. The candidates looked ahead from include the best end state of the tray alone."""
     import solver.enumerate_jit
+    from solver.lookahead import StratifiedTrays
 
     variant = find_variant("halloween")
     root = ["2x2", "L3-nw", "1x3"]
-    real, seen = solver.enumerate_jit.enumerate_tray_jit, []
-
-    looked = []
+    real, looked = solver.enumerate_jit.enumerate_tray_jit, []
 
     def spy(variant, board, streak, tray):
-        seen.append(list(tray))
         looked.append((board, list(tray)))
         return real(variant, board, streak, tray)
 
     monkeypatch.setattr(solver.enumerate_jit, "enumerate_tray_jit", spy)
-    from solver.lookahead import StratifiedTrays
-
     real_estimate, counted = StratifiedTrays.estimate, []
 
     def estimate(self, sums, counts):
@@ -775,7 +771,7 @@ def test_lookahead_samples_every_stratum_as_allocated(monkeypatch):
         sim.apply(move)
     boards = [board for board, tray in looked if tray not in (root, ["1x1"])]
     assert sim.board.filled in {board.filled for board in boards}  # the best is a candidate
-    sampled = [tray for tray in seen if sorted(tray) != sorted(root) and tray != ["1x1"]]
+    sampled = [tray for _, tray in looked if sorted(tray) != sorted(root) and tray != ["1x1"]]
     assert len(sampled) == 32
     strata = [min(sum(piece in ("3x3", "X5") for piece in tray), 2) for tray in sampled]
     assert [strata.count(h) for h in range(3)] == [14, 10, 8]

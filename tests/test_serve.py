@@ -181,36 +181,38 @@ def read_until_closed(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
+EMPTY_BOARD = "/".join(["." * 10] * 10)
+
 MALFORMED = [
     (b"{not json", "body: invalid JSON"),
     (b"[1, 2]", "body: expected a JSON object"),
     (b"null", "got null"),  # JSON's words, not Python's (NoneType)
-    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10),
+    (json.dumps({"rules": "halloween", "board": EMPTY_BOARD,
                  "tray": ["." * 30000 + "#"]}).encode(), "at most 10 rows of 10"),  # padding, echoed in answers
     (b"\xff\xfe", "body: not UTF-8"),
     (json.dumps({"board": "", "tray": ["1x1"]}).encode(), "field rules: missing"),
-    (json.dumps({"rules": "chess", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode(), "field rules"),
+    (json.dumps({"rules": "chess", "board": EMPTY_BOARD, "tray": ["1x1"]}).encode(), "field rules"),
     (json.dumps({"rules": "halloween", "board": "..", "tray": ["1x1"]}).encode(), "field board: expected 10 rows"),
     (json.dumps({"rules": "halloween", "board": "/".join(["." * 9 + "x"] + ["." * 10] * 9), "tray": ["1x1"]}).encode(),
      "row 0, column 9"),
     (json.dumps({"rules": "halloween", "board": 7, "tray": ["1x1"]}).encode(), "field board"),
-    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": []}).encode(), "field tray"),
-    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1", "9x9"]}).encode(),
+    (json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": []}).encode(), "field tray"),
+    (json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1", "9x9"]}).encode(),
      "field tray[1]"),
-    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "streak": -1}).encode(),
+    (json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1"], "streak": -1}).encode(),
      "field streak"),
-    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "streak": "2"}).encode(),
+    (json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1"], "streak": "2"}).encode(),
      "field streak"),
-    (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "tokens": 1001}).encode(),
+    (json.dumps({"rules": "arabic", "board": EMPTY_BOARD, "tray": ["1x1"], "tokens": 1001}).encode(),
      "field tokens: expected an integer 0 to 1,000, got 1001"),
-    (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"],
+    (json.dumps({"rules": "arabic", "board": EMPTY_BOARD, "tray": ["1x1"],
                  "streak": 10 ** 4000}).encode(),
      "characters)"),  # clipped, not echoed whole
     (b'{"rules": "halloween", "board": "\\ud800", "tray": ["1x1"]}', "field board: a string holds a lone surrogate"),
-    (json.dumps({"rules": "arabic", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "policy": "expert"}).encode(),
+    (json.dumps({"rules": "arabic", "board": EMPTY_BOARD, "tray": ["1x1"], "policy": "expert"}).encode(),
      "field policy: the server answers as tenfold tray does (the best plan, by search), not with tenfold hint's "
      "policy; it reads rules, board, tray, streak, tokens (and passes over fields it does not know)"),
-    (json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"], "tokens": 2}).encode(),
+    (json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1"], "tokens": 2}).encode(),
      "field tokens: variant halloween has no tokens, got 2"),
 ]
 
@@ -245,7 +247,7 @@ def test_malformed_requests_get_400_and_the_server_stays_up(server):
             assert "error" in json.loads(reply.split(b"\r\n\r\n", 1)[1])
     conn.close()
     conn = http.client.HTTPConnection(host, port, timeout=10)
-    status, body, _ = request(conn, "POST", "/hint", {"rules": "halloween", "board": "/".join(["." * 10] * 10),
+    status, body, _ = request(conn, "POST", "/hint", {"rules": "halloween", "board": EMPTY_BOARD,
                                                       "tray": ["1x1"]})
     assert status == 200 and body["placeable"] is True
     assert request(conn, "GET", "/health")[1] == {"ok": True, "packs": 1}
@@ -268,7 +270,7 @@ def test_a_body_refused_by_its_headers_is_refused_before_it_is_asked_for(server)
     """``Expect: 100-continue``: a body too long, or a POST without a length, was invited (100
     Continue) and only then refused (an audit); a body the headers allow is invited and served."""
     host, port, _ = server
-    question = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode()
+    question = json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1"]}).encode()
     for headers, status in ((b"Content-Length: 100000\r\n", 413), (b"", 411)):
         with socket.create_connection((host, port), timeout=10) as raw_conn:
             raw_conn.sendall(b"POST /hint HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n" + headers + b"\r\n")
@@ -304,7 +306,7 @@ def chunked(body: bytes, sizes: list[int]) -> bytes:
 
 def test_a_chunked_body_is_read_and_unreadable_bodies_are_named(server):
     host, port, _ = server
-    question = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1", "3x3"]}).encode()
+    question = json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1", "3x3"]}).encode()
     conn = http.client.HTTPConnection(host, port, timeout=10)
     plain = request(conn, "POST", "/hint", raw=question)
     conn.close()
@@ -544,7 +546,7 @@ def test_serve_refuses_a_packs_folder_it_may_not_read(tmp_path, monkeypatch):
 def test_a_field_the_hint_does_not_know_is_ignored(server):
     """Only the options a hint would be wrong to ignore (policy, method, time_limit) are refused."""
     host, port, _ = server
-    question = {"rules": "sudoku", "board": "/".join(["." * 10] * 10), "tray": ["2x2"]}
+    question = {"rules": "sudoku", "board": EMPTY_BOARD, "tray": ["2x2"]}
     conn = http.client.HTTPConnection(host, port, timeout=30)
     plain = request(conn, "POST", "/hint", question)
     tagged = request(conn, "POST", "/hint", {**question, "client": "godot-4", "request_id": 17})
@@ -617,7 +619,7 @@ def _cors_answers(host: str, port: int) -> None:
     assert reply.getheader("Access-Control-Allow-Origin") == "http://localhost:8080"
     assert reply.getheader("Access-Control-Allow-Methods") == "POST, OPTIONS"
     assert reply.getheader("Access-Control-Allow-Headers") == "Content-Type"
-    question = {"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}
+    question = {"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1"]}
     status, body, reply = request(conn, "POST", "/hint", question)
     assert status == 200 and body == tray_cli_json(question)
     assert reply.getheader("Access-Control-Allow-Origin") == "http://localhost:8080"
@@ -693,7 +695,7 @@ def test_a_hint_body_with_a_byte_order_mark_reads_as_without_and_long_errors_are
     """Files may start with a byte-order mark, and so may a body (it got 400 "Unexpected UTF-8
     BOM"); an error quoting a value 50,000 characters long keeps its start and end."""
     api = Api({}, None)
-    question = {"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1", "2x2"]}
+    question = {"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1", "2x2"]}
     plain = api.handle("POST", "/hint", json.dumps(question).encode())
     marked = api.handle("POST", "/hint", "\ufeff".encode() + json.dumps(question).encode())
     assert plain.status == marked.status == 200 and plain.body == marked.body
@@ -718,7 +720,7 @@ def test_a_question_answered_between_a_requests_two_looks_is_not_solved_again(tm
             return answer
 
     api = Api({}, Racing(tmp_path / "cache.sqlite3"))
-    question = {"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}
+    question = {"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1"]}
 
     def solve():
         solves.append(1)
@@ -741,10 +743,9 @@ def test_hint_fields_are_taken_to_their_bounds_and_refused_past_them():
     to 3 pieces; true is not an integer; a missing board is named as a missing rules or tray is;
     an option the server does not take is refused whatever its value (null and 0 too)."""
     api = Api({}, None)
-    empty = "/".join(["." * 10] * 10)
 
     def ask(**fields):
-        body = {"rules": "arabic", "board": empty, "tray": ["1x1"], **fields}
+        body = {"rules": "arabic", "board": EMPTY_BOARD, "tray": ["1x1"], **fields}
         return api.handle("POST", "/hint", json.dumps({k: v for k, v in body.items() if v != "leave out"}).encode())
 
     assert ask(tokens=1000).status == 200 and ask(streak=1000).status == 200
@@ -791,10 +792,10 @@ def test_a_tray_spelling_one_piece_twice_alike_lists_each_safe_move_once():
     """A tray of two ``#/#`` (2x1 drawn as a mask) is answered as the tray of two 2x1 is, the
     pieces named as the tray spells them: each safe first move once, not once a slot."""
     api = Api({}, None)
-    empty = "/".join(["." * 10] * 10)
 
     def ask(tray):
-        answer = api.handle("POST", "/hint", json.dumps({"rules": "halloween", "board": empty, "tray": tray}).encode())
+        question = {"rules": "halloween", "board": EMPTY_BOARD, "tray": tray}
+        answer = api.handle("POST", "/hint", json.dumps(question).encode())
         assert answer.status == 200, answer.body
         return answer.body
 
@@ -807,7 +808,7 @@ def test_a_body_of_64_kib_exactly_is_read_and_a_byte_more_is_413(server):
     """docs/cli.md: a request body of at most 64 KiB: one of 65,536 bytes is answered, a length of
     65,537 refused by its header."""
     host, port, _ = server
-    question = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode()
+    question = json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1"]}).encode()
     body = question + b" " * (64 * 1024 - len(question))
     conn = http.client.HTTPConnection(host, port, timeout=10)
     status, answer, _ = request(conn, "POST", "/hint", raw=body)
@@ -825,7 +826,7 @@ def test_a_chunked_body_with_bare_line_feeds_is_read(server):
     """RFC 9112 7.1 and 2.2: a chunk's lines may end in a bare LF, which a recipient may take as
     a line's end; the server reads them so (its chunk size lines already are)."""
     host, port, _ = server
-    question = json.dumps({"rules": "halloween", "board": "/".join(["." * 10] * 10), "tray": ["1x1"]}).encode()
+    question = json.dumps({"rules": "halloween", "board": EMPTY_BOARD, "tray": ["1x1"]}).encode()
     body = b"%x\n%s\n%x\n%s\n0\n\n" % (10, question[:10], len(question) - 10, question[10:])
     status, answer = raw_exchange(host, port, b"POST /hint HTTP/1.1\r\nConnection: close\r\n"
                                               b"Transfer-Encoding: chunked\r\n\r\n" + body)
